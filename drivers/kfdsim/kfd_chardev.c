@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/kfd: open, ioctl dispatch and mmap of per-process pages.
+ *
+ * One character device serves every GPU, as in amdkfd. A file belongs to the
+ * process that opened it: another process (a fork child, or one that got the
+ * fd over a socket) gets -EBADF from every ioctl and mmap.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/compat.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/kfd_ioctl.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "kfdsim.h"
+
+/*
+ * The KFD interface version reported by GET_VERSION: the newest upstream
+ * version whose features this driver implements in full.
+ */
+#define KFDSIM_KFD_MAJOR	1
+#define KFDSIM_KFD_MINOR	6
+
+/* The simulated GPU clock counter runs at 100 MHz. */
+#define KFDSIM_GPU_CLOCK_DIVIDER	10
+
+static int kfd_major;
+static struct class *kfd_class;
+static struct device *kfd_device;
+
+struct device *kfd_chardev_device(void)
+{
+	return kfd_device;
+}
+
+static bool kfd_is_owner(const struct kfdsim_process *p)
+{
+	return p->lead_thread == current->group_leader;
+}
+
+static int kfd_ioctl_get_version(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_get_version_args *args = data;
+
+	args->major_version = KFDSIM_KFD_MAJOR;
+	args->minor_version = KFDSIM_KFD_MINOR;
+	return 0;
+}
+
+/* Like amdkfd, an unknown gpu_id yields a zero GPU counter, not an error. */
+static int kfd_ioctl_get_clock_counters(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_get_clock_counters_args *args = data;
+	u64 now = ktime_get_raw_ns();
+
+	if (args->pad)
+		return -EINVAL;
+	args->gpu_clock_counter = kfdsim_gpu_by_id(args->gpu_id) ?
+		div_u64(now, KFDSIM_GPU_CLOCK_DIVIDER) : 0;
+	args->cpu_clock_counter = now;
+	args->system_clock_counter = ktime_get_boottime_ns();
+	args->system_clock_freq = NSEC_PER_SEC;
+	return 0;
+}
+
+static int kfd_ioctl_get_apertures_new(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_get_process_apertures_new_args *args = data;
+	struct kfd_process_device_apertures __user *uap;
+	struct kfd_process_device_apertures ap = {};
+	unsigned int i, n;
+
+	if (args->pad)
+		return -EINVAL;
+	if (!args->num_of_nodes) {
+		args->num_of_nodes = kfdsim_num_gpus;
+		return 0;
+	}
+
+	uap = u64_to_user_ptr(args->kfd_process_device_apertures_ptr);
+	n = min(args->num_of_nodes, kfdsim_num_gpus);
+	for (i = 0; i < n; i++) {
+		ap.gpu_id = kfdsim_gpus[i]->gpu_id;
+		ap.lds_base = KFDSIM_LDS_BASE;
+		ap.lds_limit = KFDSIM_LDS_BASE + KFDSIM_APERTURE_SPAN;
+		ap.scratch_base = KFDSIM_SCRATCH_BASE;
+		ap.scratch_limit = KFDSIM_SCRATCH_BASE + KFDSIM_APERTURE_SPAN;
+		ap.gpuvm_base = KFDSIM_GPUVM_BASE;
+		ap.gpuvm_limit = KFDSIM_GPUVM_LIMIT;
+		if (copy_to_user(&uap[i], &ap, sizeof(ap)))
+			return -EFAULT;
+	}
+	args->num_of_nodes = n;
+	return 0;
+}
+
+typedef int kfd_ioctl_fn(struct kfdsim_process *p, void *data);
+
+struct kfd_ioctl_desc {
+	unsigned int cmd;
+	kfd_ioctl_fn *func;
+	const char *name;
+};
+
+#define KFD_IOCTL(ioctl, fn) \
+	[_IOC_NR(AMDKFD_IOC_##ioctl)] = { \
+		.cmd = AMDKFD_IOC_##ioctl, .func = fn, .name = #ioctl }
+
+/* Entries without a function are upstream ioctls the simulator lacks. */
+static const struct kfd_ioctl_desc kfd_ioctls[] = {
+	KFD_IOCTL(GET_VERSION, kfd_ioctl_get_version),
+	KFD_IOCTL(CREATE_QUEUE, NULL),
+	KFD_IOCTL(DESTROY_QUEUE, NULL),
+	KFD_IOCTL(SET_MEMORY_POLICY, NULL),
+	KFD_IOCTL(GET_CLOCK_COUNTERS, kfd_ioctl_get_clock_counters),
+	KFD_IOCTL(GET_PROCESS_APERTURES, NULL),
+	KFD_IOCTL(UPDATE_QUEUE, NULL),
+	KFD_IOCTL(CREATE_EVENT, NULL),
+	KFD_IOCTL(DESTROY_EVENT, NULL),
+	KFD_IOCTL(SET_EVENT, NULL),
+	KFD_IOCTL(RESET_EVENT, NULL),
+	KFD_IOCTL(WAIT_EVENTS, NULL),
+	KFD_IOCTL(SET_SCRATCH_BACKING_VA, NULL),
+	KFD_IOCTL(GET_TILE_CONFIG, NULL),
+	KFD_IOCTL(SET_TRAP_HANDLER, NULL),
+	KFD_IOCTL(GET_PROCESS_APERTURES_NEW, kfd_ioctl_get_apertures_new),
+	KFD_IOCTL(ACQUIRE_VM, kfd_ioctl_acquire_vm),
+	KFD_IOCTL(ALLOC_MEMORY_OF_GPU, kfd_ioctl_alloc_memory),
+	KFD_IOCTL(FREE_MEMORY_OF_GPU, kfd_ioctl_free_memory),
+	KFD_IOCTL(MAP_MEMORY_TO_GPU, kfd_ioctl_map_memory),
+	KFD_IOCTL(UNMAP_MEMORY_FROM_GPU, kfd_ioctl_unmap_memory),
+	KFD_IOCTL(SET_CU_MASK, NULL),
+	KFD_IOCTL(GET_QUEUE_WAVE_STATE, NULL),
+	KFD_IOCTL(GET_DMABUF_INFO, NULL),
+	KFD_IOCTL(IMPORT_DMABUF, NULL),
+	KFD_IOCTL(ALLOC_QUEUE_GWS, NULL),
+	KFD_IOCTL(SMI_EVENTS, NULL),
+	KFD_IOCTL(SVM, NULL),
+	KFD_IOCTL(SET_XNACK_MODE, NULL),
+	KFD_IOCTL(CRIU_OP, NULL),
+	KFD_IOCTL(AVAILABLE_MEMORY, kfd_ioctl_available_memory),
+	KFD_IOCTL(EXPORT_DMABUF, kfd_ioctl_export_dmabuf),
+};
+
+/* Large enough for every argument struct the driver implements. */
+#define KFD_IOCTL_ARG_MAX	128
+
+static long kfd_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct kfdsim_process *p = filp->private_data;
+	void __user *uarg = (void __user *)arg;
+	const struct kfd_ioctl_desc *desc;
+	unsigned int nr = _IOC_NR(cmd);
+	unsigned int usize, asize;
+	u64 kdata[KFD_IOCTL_ARG_MAX / sizeof(u64)];
+	int ret;
+
+	if (_IOC_TYPE(cmd) != AMDKFD_IOCTL_BASE || nr >= ARRAY_SIZE(kfd_ioctls) ||
+	    !kfd_ioctls[nr].cmd) {
+		pr_debug("unknown ioctl 0x%x\n", cmd);
+		return -EINVAL;
+	}
+	desc = &kfd_ioctls[nr];
+	if (!desc->func) {
+		pr_info_ratelimited("ioctl %s is not implemented by the simulator\n",
+				    desc->name);
+		return -EOPNOTSUPP;
+	}
+	if (!kfd_is_owner(p)) {
+		pr_debug("%s: /dev/kfd fd used by pid %d, not its owner\n",
+			 desc->name, task_tgid_nr(current));
+		return -EBADF;
+	}
+
+	/* Accept older or newer struct sizes the way upstream does. */
+	asize = _IOC_SIZE(desc->cmd);
+	usize = min(_IOC_SIZE(cmd), asize);
+	if (WARN_ON_ONCE(asize > sizeof(kdata)))
+		return -EINVAL;
+	memset(kdata, 0, asize);
+	if ((desc->cmd & IOC_IN) && copy_from_user(kdata, uarg, usize))
+		return -EFAULT;
+
+	ret = desc->func(p, kdata);
+
+	if (!ret && (desc->cmd & IOC_OUT) && copy_to_user(uarg, kdata, usize))
+		ret = -EFAULT;
+	return ret;
+}
+
+static void kfd_doorbell_vm_open(struct vm_area_struct *vma)
+{
+	struct kfdsim_process *p = vma->vm_private_data;
+
+	kref_get(&p->ref);
+}
+
+static void kfd_doorbell_vm_close(struct vm_area_struct *vma)
+{
+	kfd_process_put(vma->vm_private_data);
+}
+
+/* The mapping keeps the process, and so the doorbell pages, alive. */
+static const struct vm_operations_struct kfd_doorbell_vm_ops = {
+	.open = kfd_doorbell_vm_open,
+	.close = kfd_doorbell_vm_close,
+};
+
+static int kfd_mmap_doorbells(struct kfdsim_process *p, u32 gpu_id,
+			      struct vm_area_struct *vma)
+{
+	struct kfdsim_pdd *pdd = kfd_process_pdd(p, kfdsim_gpu_by_id(gpu_id));
+	int ret;
+
+	if (!pdd)
+		return -EINVAL;
+	if (vma->vm_end - vma->vm_start != KFDSIM_DOORBELL_SLICE_SIZE)
+		return -EINVAL;
+	ret = kfd_process_doorbells(pdd);
+	if (ret)
+		return ret;
+
+	vma->vm_flags |= VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_NORESERVE |
+			 VM_DONTDUMP | VM_PFNMAP;
+	ret = remap_pfn_range(vma, vma->vm_start,
+			      page_to_pfn(pdd->doorbells),
+			      KFDSIM_DOORBELL_SLICE_SIZE, vma->vm_page_prot);
+	if (ret)
+		return ret;
+	kref_get(&p->ref);
+	vma->vm_private_data = p;
+	vma->vm_ops = &kfd_doorbell_vm_ops;
+	return 0;
+}
+
+static int kfd_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct kfdsim_process *p = filp->private_data;
+	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+
+	if (!kfd_is_owner(p))
+		return -EBADF;
+
+	switch (offset & KFD_MMAP_TYPE_MASK) {
+	case KFD_MMAP_TYPE_DOORBELL:
+		return kfd_mmap_doorbells(p, KFD_MMAP_GET_GPU_ID(offset), vma);
+	default:
+		pr_debug("mmap of unknown offset 0x%llx\n", offset);
+		return -EINVAL;
+	}
+}
+
+static int kfd_open(struct inode *inode, struct file *filp)
+{
+	struct kfdsim_process *p;
+
+	if (iminor(inode) != 0)
+		return -ENODEV;
+	/* As upstream: 32-bit processes are not supported. */
+	if (in_compat_syscall())
+		return -EPERM;
+
+	p = kfd_process_get_current();
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	filp->private_data = p;
+	return 0;
+}
+
+static int kfd_release(struct inode *inode, struct file *filp)
+{
+	kfd_process_put(filp->private_data);
+	return 0;
+}
+
+static const struct file_operations kfd_fops = {
+	.owner = THIS_MODULE,
+	.open = kfd_open,
+	.release = kfd_release,
+	.unlocked_ioctl = kfd_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = kfd_mmap,
+	.llseek = noop_llseek,
+};
+
+/* Like amdkfd, /dev/kfd is open to every user; access is per process. */
+static char *kfd_devnode(struct device *dev, umode_t *mode)
+{
+	if (mode)
+		*mode = 0666;
+	return NULL;
+}
+
+int kfd_chardev_init(void)
+{
+	int ret;
+
+	kfd_major = register_chrdev(0, "kfd", &kfd_fops);
+	if (kfd_major < 0)
+		return kfd_major;
+
+	kfd_class = class_create(THIS_MODULE, "kfd");
+	if (IS_ERR(kfd_class)) {
+		ret = PTR_ERR(kfd_class);
+		goto err_chrdev;
+	}
+	kfd_class->devnode = kfd_devnode;
+
+	kfd_device = device_create(kfd_class, NULL, MKDEV(kfd_major, 0), NULL,
+				   "kfd");
+	if (IS_ERR(kfd_device)) {
+		ret = PTR_ERR(kfd_device);
+		goto err_class;
+	}
+
+	ret = kfd_topology_init(kfd_device);
+	if (ret)
+		goto err_device;
+	return 0;
+
+err_device:
+	device_destroy(kfd_class, MKDEV(kfd_major, 0));
+err_class:
+	class_destroy(kfd_class);
+err_chrdev:
+	unregister_chrdev(kfd_major, "kfd");
+	return ret;
+}
+
+void kfd_chardev_fini(void)
+{
+	kfd_topology_fini();
+	device_destroy(kfd_class, MKDEV(kfd_major, 0));
+	class_destroy(kfd_class);
+	unregister_chrdev(kfd_major, "kfd");
+}

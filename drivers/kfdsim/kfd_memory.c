@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory ioctls: ACQUIRE_VM, ALLOC/FREE_MEMORY_OF_GPU, MAP/UNMAP_MEMORY_TO_GPU,
+ * AVAILABLE_MEMORY and EXPORT_DMABUF.
+ *
+ * Every handler validates all of its input before it changes anything, and
+ * undoes its own partial work on failure, so a failed ioctl leaves the
+ * process exactly as it was.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-buf.h>
+#include <linux/file.h>
+#include <linux/kfd_ioctl.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <drm/drm_file.h>
+#include <drm/drm_prime.h>
+#include <drm/drm_vma_manager.h>
+
+#include "kfdsim.h"
+
+#define KFD_ALLOC_DOMAINS (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | \
+			   KFD_IOC_ALLOC_MEM_FLAGS_GTT | \
+			   KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | \
+			   KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | \
+			   KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
+
+#define KFD_ALLOC_KNOWN_FLAGS (KFD_ALLOC_DOMAINS | \
+			       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE | \
+			       KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE | \
+			       KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC | \
+			       KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE | \
+			       KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM | \
+			       KFD_IOC_ALLOC_MEM_FLAGS_COHERENT | \
+			       KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED)
+
+/* More device ids than this in one MAP/UNMAP call is not a real request. */
+#define KFD_MAP_MAX_DEVICES	1024
+
+#define kfd_reject(fmt, ...) \
+	pr_info_ratelimited("pid %d: " fmt, task_tgid_nr(current), \
+			    ##__VA_ARGS__)
+
+int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_acquire_vm_args *args = data;
+	struct kfdsim_gpu *gpu = kfdsim_gpu_by_id(args->gpu_id);
+	struct kfdsim_pdd *pdd = kfd_process_pdd(p, gpu);
+	struct drm_file *dfile;
+	struct file *filp;
+	int ret = 0;
+
+	if (!pdd) {
+		kfd_reject("ACQUIRE_VM: no GPU with gpu_id %u\n", args->gpu_id);
+		return -EINVAL;
+	}
+	filp = fget(args->drm_fd);
+	if (!filp)
+		return -EINVAL;
+	if (!kfdsim_is_render_file(filp)) {
+		kfd_reject("ACQUIRE_VM: fd %u is not a kfdsim DRM node\n",
+			   args->drm_fd);
+		ret = -EINVAL;
+		goto out_put;
+	}
+	dfile = filp->private_data;
+	if (to_kfdsim_gpu(dfile->minor->dev) != gpu) {
+		kfd_reject("ACQUIRE_VM: fd %u belongs to another GPU than %u\n",
+			   args->drm_fd, args->gpu_id);
+		ret = -EINVAL;
+		goto out_put;
+	}
+
+	mutex_lock(&p->lock);
+	if (pdd->drm_file) {
+		/* Binding the same file again is a no-op, as upstream. */
+		ret = pdd->drm_file == filp ? 0 : -EBUSY;
+		mutex_unlock(&p->lock);
+		goto out_put;
+	}
+	pdd->drm_file = filp;
+	mutex_unlock(&p->lock);
+	return 0;
+
+out_put:
+	fput(filp);
+	return ret;
+}
+
+static struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle)
+{
+	struct kfdsim_gpu *gpu = kfdsim_gpu_by_id(KFDSIM_HANDLE_GPU_ID(handle));
+	struct kfdsim_pdd *pdd = kfd_process_pdd(p, gpu);
+
+	lockdep_assert_held(&p->lock);
+	if (!pdd)
+		return NULL;
+	return idr_find(&pdd->bo_idr, KFDSIM_HANDLE_ID(handle));
+}
+
+static int kfd_alloc_check(struct kfd_ioctl_alloc_memory_of_gpu_args *args)
+{
+	u32 domain = args->flags & KFD_ALLOC_DOMAINS;
+
+	if (args->flags & ~KFD_ALLOC_KNOWN_FLAGS) {
+		kfd_reject("ALLOC: unknown flags 0x%x\n",
+			   args->flags & ~KFD_ALLOC_KNOWN_FLAGS);
+		return -EINVAL;
+	}
+	if (hweight32(domain) != 1) {
+		kfd_reject("ALLOC: flags 0x%x name %s memory type\n",
+			   args->flags, domain ? "more than one" : "no");
+		return -EINVAL;
+	}
+	if (domain == KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) {
+		kfd_reject("ALLOC: the simulated GPU has no MMIO remap page\n");
+		return -EOPNOTSUPP;
+	}
+	if (!args->size || !PAGE_ALIGNED(args->size) ||
+	    !PAGE_ALIGNED(args->va_addr)) {
+		kfd_reject("ALLOC: size 0x%llx or va 0x%llx not page aligned or zero\n",
+			   args->size, args->va_addr);
+		return -EINVAL;
+	}
+	if (args->va_addr < KFDSIM_GPUVM_BASE ||
+	    args->va_addr > KFDSIM_GPUVM_LIMIT ||
+	    args->size - 1 > KFDSIM_GPUVM_LIMIT - args->va_addr) {
+		kfd_reject("ALLOC: va 0x%llx size 0x%llx outside the GPUVM aperture\n",
+			   args->va_addr, args->size);
+		return -EINVAL;
+	}
+	if (domain == KFD_IOC_ALLOC_MEM_FLAGS_USERPTR &&
+	    !PAGE_ALIGNED(args->mmap_offset)) {
+		kfd_reject("ALLOC: userptr 0x%llx not page aligned\n",
+			   args->mmap_offset);
+		return -EINVAL;
+	}
+	if (domain == KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL &&
+	    args->size != KFDSIM_DOORBELL_SLICE_SIZE) {
+		kfd_reject("ALLOC: doorbell size 0x%llx, the slice is 0x%lx\n",
+			   args->size, KFDSIM_DOORBELL_SLICE_SIZE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Create the backing store of a new BO; doorbell BOs have none. */
+static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
+					struct kfd_ioctl_alloc_memory_of_gpu_args *args)
+{
+	struct drm_file *dfile = pdd->drm_file->private_data;
+	struct kfdsim_gem *gem;
+	int ret;
+
+	switch (args->flags & KFD_ALLOC_DOMAINS) {
+	case KFD_IOC_ALLOC_MEM_FLAGS_VRAM:
+		gem = kfdsim_gem_create(pdd->gpu, KFDSIM_DOMAIN_VRAM,
+					args->size);
+		break;
+	case KFD_IOC_ALLOC_MEM_FLAGS_GTT:
+		gem = kfdsim_gem_create(pdd->gpu, KFDSIM_DOMAIN_GTT,
+					args->size);
+		break;
+	case KFD_IOC_ALLOC_MEM_FLAGS_USERPTR:
+		return kfdsim_gem_create_userptr(pdd->gpu, args->mmap_offset,
+						 args->size);
+	default:
+		ret = kfd_process_doorbells(pdd);
+		return ret ? ERR_PTR(ret) : NULL;
+	}
+	if (IS_ERR(gem))
+		return gem;
+
+	/* Only the render file bound by ACQUIRE_VM may mmap the BO. */
+	ret = drm_vma_node_allow(&gem->base.vma_node, dfile);
+	if (ret) {
+		kfdsim_gem_put(gem);
+		return ERR_PTR(ret);
+	}
+	return gem;
+}
+
+int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args *args = data;
+	struct kfdsim_gpu *gpu = kfdsim_gpu_by_id(args->gpu_id);
+	struct kfdsim_pdd *pdd = kfd_process_pdd(p, gpu);
+	u64 last = args->va_addr + args->size - 1;
+	struct kfdsim_bo *bo;
+	int ret, id;
+
+	if (!pdd) {
+		kfd_reject("ALLOC: no GPU with gpu_id %u\n", args->gpu_id);
+		return -EINVAL;
+	}
+	ret = kfd_alloc_check(args);
+	if (ret)
+		return ret;
+
+	mutex_lock(&p->lock);
+	if (!pdd->drm_file) {
+		kfd_reject("ALLOC: gpu_id %u has no VM, call ACQUIRE_VM first\n",
+			   args->gpu_id);
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	if (interval_tree_iter_first(&p->va_tree, args->va_addr, last)) {
+		kfd_reject("ALLOC: va 0x%llx size 0x%llx overlaps another BO\n",
+			   args->va_addr, args->size);
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	bo->gem = kfd_alloc_gem(pdd, args);
+	if (IS_ERR(bo->gem)) {
+		ret = PTR_ERR(bo->gem);
+		goto err_free_bo;
+	}
+	id = idr_alloc(&pdd->bo_idr, bo, 1, 0, GFP_KERNEL);
+	if (id < 0) {
+		ret = id;
+		goto err_put_gem;
+	}
+
+	bo->pdd = pdd;
+	bo->id = id;
+	bo->va = args->va_addr;
+	bo->size = args->size;
+	bo->alloc_flags = args->flags;
+	bo->va_node.start = args->va_addr;
+	bo->va_node.last = last;
+	interval_tree_insert(&bo->va_node, &p->va_tree);
+	atomic_inc(&kfdsim_counters.bos);
+
+	args->handle = KFDSIM_HANDLE(gpu->gpu_id, id);
+	if (args->flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
+		args->mmap_offset = KFD_MMAP_TYPE_DOORBELL |
+				    KFD_MMAP_GPU_ID(gpu->gpu_id);
+	else if (!(args->flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR))
+		args->mmap_offset =
+			drm_vma_node_offset_addr(&bo->gem->base.vma_node);
+	mutex_unlock(&p->lock);
+	return 0;
+
+err_put_gem:
+	if (bo->gem) {
+		drm_vma_node_revoke(&bo->gem->base.vma_node,
+				    pdd->drm_file->private_data);
+		kfdsim_gem_put(bo->gem);
+	}
+err_free_bo:
+	kfree(bo);
+out_unlock:
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+int kfd_ioctl_free_memory(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_free_memory_of_gpu_args *args = data;
+	struct kfdsim_bo *bo;
+
+	mutex_lock(&p->lock);
+	bo = kfd_bo_lookup(p, args->handle);
+	if (!bo) {
+		mutex_unlock(&p->lock);
+		kfd_reject("FREE: no BO with handle 0x%llx\n", args->handle);
+		return -EINVAL;
+	}
+	idr_remove(&bo->pdd->bo_idr, bo->id);
+	kfd_process_teardown_bo(bo);
+	mutex_unlock(&p->lock);
+	return 0;
+}
+
+/* The pages a BO maps into a GPU page table. */
+static struct page **kfd_bo_pages(struct kfdsim_bo *bo,
+				  struct page *doorbell[2])
+{
+	if (bo->gem)
+		return bo->gem->pages;
+	doorbell[0] = bo->pdd->doorbells;
+	doorbell[1] = bo->pdd->doorbells + 1;
+	return doorbell;
+}
+
+static u32 kfd_bo_pte_flags(const struct kfdsim_bo *bo)
+{
+	u32 flags = 0;
+
+	if (bo->alloc_flags & (KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE |
+			       KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL))
+		flags |= KFDSIM_PTE_WRITABLE;
+	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE)
+		flags |= KFDSIM_PTE_EXECUTABLE;
+	return flags;
+}
+
+/*
+ * Read the device list of a MAP/UNMAP call and turn it into a mask of GPU
+ * indices, checking that each GPU exists and has a VM in this process.
+ * Only entries from n_success on are considered, as upstream resumes there.
+ */
+static int kfd_map_targets(struct kfdsim_process *p, const char *op,
+			   u64 uptr, u32 n_devices, u32 n_success,
+			   unsigned long *mask)
+{
+	struct kfdsim_pdd *pdd;
+	u32 *ids;
+	u32 i;
+	int ret = 0;
+
+	if (!n_devices || n_devices > KFD_MAP_MAX_DEVICES ||
+	    n_success > n_devices) {
+		kfd_reject("%s: n_devices %u n_success %u\n", op, n_devices,
+			   n_success);
+		return -EINVAL;
+	}
+	ids = memdup_user(u64_to_user_ptr(uptr), n_devices * sizeof(*ids));
+	if (IS_ERR(ids))
+		return PTR_ERR(ids);
+
+	*mask = 0;
+	for (i = n_success; i < n_devices; i++) {
+		pdd = kfd_process_pdd(p, kfdsim_gpu_by_id(ids[i]));
+		if (!pdd) {
+			kfd_reject("%s: no GPU with gpu_id %u\n", op, ids[i]);
+			ret = -EINVAL;
+			break;
+		}
+		if (!pdd->drm_file) {
+			kfd_reject("%s: gpu_id %u has no VM\n", op, ids[i]);
+			ret = -ENODEV;
+			break;
+		}
+		__set_bit(pdd->gpu->index, mask);
+	}
+	kfree(ids);
+	return ret;
+}
+
+int kfd_ioctl_map_memory(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_map_memory_to_gpu_args *args = data;
+	unsigned long targets, done = 0;
+	struct page *doorbell[2];
+	struct kfdsim_bo *bo;
+	unsigned int i;
+	int ret;
+
+	mutex_lock(&p->lock);
+	bo = kfd_bo_lookup(p, args->handle);
+	if (!bo) {
+		kfd_reject("MAP: no BO with handle 0x%llx\n", args->handle);
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = kfd_map_targets(p, "MAP", args->device_ids_array_ptr,
+			      args->n_devices, args->n_success, &targets);
+	if (ret)
+		goto out_unlock;
+
+	for_each_set_bit(i, &targets, KFDSIM_MAX_GPUS) {
+		if (test_bit(i, &bo->mapped))
+			continue;
+		ret = kfdsim_vm_map(&p->pdds[i]->vm, bo->va,
+				    kfd_bo_pages(bo, doorbell),
+				    bo->size >> PAGE_SHIFT,
+				    kfd_bo_pte_flags(bo));
+		if (ret)
+			goto err_unmap;
+		__set_bit(i, &done);
+	}
+	bo->mapped |= done;
+	args->n_success = args->n_devices;
+	mutex_unlock(&p->lock);
+	return 0;
+
+err_unmap:
+	for_each_set_bit(i, &done, KFDSIM_MAX_GPUS)
+		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, bo->size >> PAGE_SHIFT);
+out_unlock:
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+int kfd_ioctl_unmap_memory(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_unmap_memory_from_gpu_args *args = data;
+	unsigned long targets;
+	struct kfdsim_bo *bo;
+	unsigned int i;
+	int ret;
+
+	mutex_lock(&p->lock);
+	bo = kfd_bo_lookup(p, args->handle);
+	if (!bo) {
+		kfd_reject("UNMAP: no BO with handle 0x%llx\n", args->handle);
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = kfd_map_targets(p, "UNMAP", args->device_ids_array_ptr,
+			      args->n_devices, args->n_success, &targets);
+	if (ret)
+		goto out_unlock;
+	if (!bo->mapped) {
+		kfd_reject("UNMAP: BO 0x%llx is not mapped\n", args->handle);
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+
+	for_each_set_bit(i, &targets, KFDSIM_MAX_GPUS) {
+		if (!test_bit(i, &bo->mapped))
+			continue;
+		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, bo->size >> PAGE_SHIFT);
+		__clear_bit(i, &bo->mapped);
+	}
+	args->n_success = args->n_devices;
+out_unlock:
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+int kfd_ioctl_available_memory(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_get_available_memory_args *args = data;
+	struct kfdsim_gpu *gpu = kfdsim_gpu_by_id(args->gpu_id);
+	s64 used;
+
+	if (!gpu || args->pad)
+		return -EINVAL;
+	used = atomic64_read(&gpu->vram_used);
+	args->available = gpu->vram_size - min_t(u64, used, gpu->vram_size);
+	return 0;
+}
+
+int kfd_ioctl_export_dmabuf(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_export_dmabuf_args *args = data;
+	struct dma_buf *dmabuf;
+	struct kfdsim_bo *bo;
+	int fd;
+
+	if (args->flags & ~(O_CLOEXEC | O_RDWR)) {
+		kfd_reject("EXPORT_DMABUF: flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+
+	mutex_lock(&p->lock);
+	bo = kfd_bo_lookup(p, args->handle);
+	if (!bo || !bo->gem || bo->gem->domain == KFDSIM_DOMAIN_USERPTR) {
+		mutex_unlock(&p->lock);
+		kfd_reject("EXPORT_DMABUF: handle 0x%llx is not a VRAM or GTT BO\n",
+			   args->handle);
+		return -EINVAL;
+	}
+	/* The dma-buf holds its own reference on the object. */
+	dmabuf = drm_gem_prime_export(&bo->gem->base, args->flags);
+	mutex_unlock(&p->lock);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+
+	fd = dma_buf_fd(dmabuf, args->flags);
+	if (fd < 0) {
+		dma_buf_put(dmabuf);
+		return fd;
+	}
+	args->dmabuf_fd = fd;
+	return 0;
+}

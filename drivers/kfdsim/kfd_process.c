@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-process KFD state.
+ *
+ * As in amdkfd there is one struct kfdsim_process per address space: every
+ * /dev/kfd file opened by the process shares it. It lives while any of those
+ * files is open or any doorbell mapping of it exists; the last reference
+ * tears everything down (BOs, GPU mappings, doorbells, render-node bindings).
+ *
+ * Locking: kfdsim_process_list_lock protects the list and lookups (and is
+ * taken by the final put so a lookup never revives a dying process);
+ * p->lock serialises all ioctls of one process. Order: list lock, p->lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/file.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <drm/drm_file.h>
+#include <drm/drm_vma_manager.h>
+
+#include "kfdsim.h"
+
+static LIST_HEAD(kfdsim_process_list);
+static DEFINE_MUTEX(kfdsim_process_list_lock);
+
+static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
+					 struct kfdsim_gpu *gpu)
+{
+	struct kfdsim_pdd *pdd;
+
+	pdd = kzalloc(sizeof(*pdd), GFP_KERNEL);
+	if (!pdd)
+		return NULL;
+	pdd->p = p;
+	pdd->gpu = gpu;
+	/* Handle ids start at 1 so a zeroed handle never names a BO. */
+	idr_init_base(&pdd->bo_idr, 1);
+	kfdsim_vm_init(&pdd->vm);
+	atomic_inc(&kfdsim_counters.pdds);
+	return pdd;
+}
+
+/**
+ * kfd_process_teardown_bo - unmap and free one BO
+ * @bo: the BO; its handle must already be removed from the idr
+ *
+ * Called with the process lock held, or from the final teardown.
+ */
+void kfd_process_teardown_bo(struct kfdsim_bo *bo)
+{
+	struct kfdsim_process *p = bo->pdd->p;
+	unsigned long npages = bo->size >> PAGE_SHIFT;
+	unsigned int i;
+
+	for_each_set_bit(i, &bo->mapped, KFDSIM_MAX_GPUS)
+		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, npages);
+	bo->mapped = 0;
+	interval_tree_remove(&bo->va_node, &p->va_tree);
+
+	if (bo->gem) {
+		struct drm_file *file = bo->pdd->drm_file->private_data;
+
+		drm_vma_node_revoke(&bo->gem->base.vma_node, file);
+		kfdsim_gem_put(bo->gem);
+	}
+	kfree(bo);
+	atomic_dec(&kfdsim_counters.bos);
+}
+
+static int kfd_pdd_free_bo(int id, void *ptr, void *data)
+{
+	kfd_process_teardown_bo(ptr);
+	return 0;
+}
+
+static void kfd_pdd_free_bos(struct kfdsim_pdd *pdd)
+{
+	idr_for_each(&pdd->bo_idr, kfd_pdd_free_bo, NULL);
+	idr_destroy(&pdd->bo_idr);
+}
+
+static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
+{
+	kfdsim_vm_fini(&pdd->vm);
+	if (pdd->doorbells) {
+		__free_pages(pdd->doorbells, KFDSIM_DOORBELL_ORDER);
+		atomic_dec(&kfdsim_counters.doorbell_slices);
+	}
+	if (pdd->drm_file)
+		fput(pdd->drm_file);
+	kfree(pdd);
+	atomic_dec(&kfdsim_counters.pdds);
+}
+
+static void kfd_process_destroy(struct kfdsim_process *p)
+{
+	unsigned int i;
+
+	/* BOs first: a BO of one GPU may be mapped into another GPU's VM. */
+	for (i = 0; i < kfdsim_num_gpus; i++)
+		if (p->pdds[i])
+			kfd_pdd_free_bos(p->pdds[i]);
+	for (i = 0; i < kfdsim_num_gpus; i++)
+		if (p->pdds[i])
+			kfd_pdd_destroy(p->pdds[i]);
+
+	mutex_destroy(&p->lock);
+	put_task_struct(p->lead_thread);
+	mmdrop(p->mm);
+	kfree(p);
+	atomic_dec(&kfdsim_counters.processes);
+}
+
+void kfd_process_put(struct kfdsim_process *p)
+{
+	/* Unlink under the list lock so no lookup can revive @p. */
+	if (!refcount_dec_and_mutex_lock(&p->ref.refcount,
+					 &kfdsim_process_list_lock))
+		return;
+	list_del(&p->node);
+	mutex_unlock(&kfdsim_process_list_lock);
+	kfd_process_destroy(p);
+}
+
+static struct kfdsim_process *kfd_process_create(void)
+{
+	struct kfdsim_process *p;
+	unsigned int i;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&p->ref);
+	mutex_init(&p->lock);
+	p->va_tree = RB_ROOT_CACHED;
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		p->pdds[i] = kfd_pdd_create(p, kfdsim_gpus[i]);
+		if (!p->pdds[i])
+			goto err_pdds;
+	}
+	p->mm = current->mm;
+	mmgrab(p->mm);
+	p->lead_thread = current->group_leader;
+	get_task_struct(p->lead_thread);
+	atomic_inc(&kfdsim_counters.processes);
+	return p;
+
+err_pdds:
+	while (i--)
+		kfd_pdd_destroy(p->pdds[i]);
+	mutex_destroy(&p->lock);
+	kfree(p);
+	return ERR_PTR(-ENOMEM);
+}
+
+/**
+ * kfd_process_get_current - the KFD state of the calling process
+ *
+ * Looks the state up by the caller's mm, creating it on first use.
+ * Return: a referenced process, or an ERR_PTR.
+ */
+struct kfdsim_process *kfd_process_get_current(void)
+{
+	struct kfdsim_process *p;
+
+	if (!current->mm)
+		return ERR_PTR(-EINVAL);
+
+	mutex_lock(&kfdsim_process_list_lock);
+	list_for_each_entry(p, &kfdsim_process_list, node) {
+		if (p->mm == current->mm) {
+			kref_get(&p->ref);
+			goto out;
+		}
+	}
+	p = kfd_process_create();
+	if (!IS_ERR(p))
+		list_add(&p->node, &kfdsim_process_list);
+out:
+	mutex_unlock(&kfdsim_process_list_lock);
+	return p;
+}
+
+/**
+ * kfd_process_pdd - the process's state on @gpu
+ * @p: the process
+ * @gpu: the GPU, or NULL
+ *
+ * Return: the pdd, or NULL when @gpu is NULL.
+ */
+struct kfdsim_pdd *kfd_process_pdd(struct kfdsim_process *p,
+				   struct kfdsim_gpu *gpu)
+{
+	return gpu ? p->pdds[gpu->index] : NULL;
+}
+
+/**
+ * kfd_process_doorbells - allocate the doorbell slice of @pdd if needed
+ * @pdd: process-device data
+ *
+ * Called from mmap (under mmap_lock) as well as from ioctls (under the
+ * process lock), so it takes no lock itself: racing callers agree through
+ * cmpxchg and the loser frees its pages.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kfd_process_doorbells(struct kfdsim_pdd *pdd)
+{
+	struct page *page;
+
+	if (READ_ONCE(pdd->doorbells))
+		return 0;
+	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, KFDSIM_DOORBELL_ORDER);
+	if (!page)
+		return -ENOMEM;
+	if (cmpxchg(&pdd->doorbells, NULL, page)) {
+		__free_pages(page, KFDSIM_DOORBELL_ORDER);
+		return 0;
+	}
+	atomic_inc(&kfdsim_counters.doorbell_slices);
+	return 0;
+}

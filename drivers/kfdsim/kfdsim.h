@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kfdsim: simulated AMD GPUs presented through the KFD uAPI.
+ *
+ * Internal interfaces shared by the files of the driver. The layering is:
+ *
+ *   kfd_chardev.c    /dev/kfd: open, ioctl dispatch, mmap
+ *   kfd_process.c    per-process state (struct kfdsim_process) and its
+ *                    per-GPU part (struct kfdsim_pdd)
+ *   kfd_memory.c     the memory ioctls (alloc, free, map, unmap, export)
+ *   kfd_topology.c   /sys/class/kfd/kfd/topology
+ *   kfdsim_drv.c     module parameters, the simulated GPUs, render nodes
+ *   kfdsim_asic.c    the static description of the simulated ASIC
+ *   kfdsim_gem.c     GEM objects: VRAM, GTT and userptr backing, mmap, PRIME
+ *   kfdsim_vm.c      the per-process, per-GPU GPU page table
+ *   kfdsim_debugfs.c live-object counters for tests
+ */
+#ifndef KFDSIM_H
+#define KFDSIM_H
+
+#include <linux/atomic.h>
+#include <linux/idr.h>
+#include <linux/interval_tree.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+#include <drm/drm_device.h>
+#include <drm/drm_gem.h>
+
+#define KFDSIM_DRIVER_NAME	"kfdsim"
+#define KFDSIM_MAX_GPUS		8
+
+/* One doorbell slice per process and GPU: two pages of 64-bit doorbells. */
+#define KFDSIM_DOORBELL_SLICE_SIZE	(2 * PAGE_SIZE)
+#define KFDSIM_DOORBELL_ORDER		1
+
+/* Apertures reported by GET_PROCESS_APERTURES_NEW (gfx9 layout). */
+#define KFDSIM_GPUVM_BASE	((u64)PAGE_SIZE)
+#define KFDSIM_GPUVM_LIMIT	((1ULL << 47) - 1)
+#define KFDSIM_LDS_BASE		(1ULL << 48)
+#define KFDSIM_SCRATCH_BASE	(2ULL << 48)
+#define KFDSIM_APERTURE_SPAN	0xffffffffULL
+
+/* Handles are (gpu_id << 32) | per-device idr id, as upstream encodes them. */
+#define KFDSIM_HANDLE(gpu_id, id)	(((u64)(gpu_id) << 32) | (u32)(id))
+#define KFDSIM_HANDLE_GPU_ID(h)		((u32)((h) >> 32))
+#define KFDSIM_HANDLE_ID(h)		((u32)(h))
+
+/**
+ * struct kfdsim_asic - static properties of the simulated ASIC
+ *
+ * Everything the KFD topology reports about a GPU node that does not depend
+ * on the module parameters. The command processor sizes itself from these.
+ */
+struct kfdsim_asic {
+	const char *name;		/* topology "name", e.g. "gfx906" */
+	u32 device_id;			/* PCI device id */
+	u32 gfx_target_version;		/* e.g. 90006 for gfx906 */
+	u32 simd_count;
+	u32 array_count;
+	u32 simd_arrays_per_engine;
+	u32 cu_per_simd_array;
+	u32 simd_per_cu;
+	u32 max_waves_per_simd;
+	u32 wave_front_size;
+	u32 lds_size_in_kb;
+	u32 gds_size_in_kb;
+	u32 num_gws;
+	u32 max_slots_scratch_cu;
+	u32 num_sdma_engines;
+	u32 num_sdma_xgmi_engines;
+	u32 num_sdma_queues_per_engine;
+	u32 num_cp_queues;
+	u32 max_engine_clk_fcompute;	/* MHz */
+	u32 max_engine_clk_ccompute;	/* MHz */
+	u32 fw_version;
+	u32 sdma_fw_version;
+	u32 capability;
+	u32 vram_width;			/* bits */
+	u32 mem_clk_max;		/* MHz */
+	u32 num_caches;			/* entries in @caches */
+	const struct kfdsim_cache *caches;
+};
+
+/**
+ * struct kfdsim_cache - one cache level reported under nodes/N/caches/
+ */
+struct kfdsim_cache {
+	u32 level;
+	u32 size_kb;
+	u32 line_size;
+	u32 lines_per_tag;
+	u32 associativity;
+	u32 latency;
+	u32 type;			/* HSA cache type bits */
+	u32 cus_per_cache;		/* CUs sharing one instance */
+};
+
+extern const struct kfdsim_asic kfdsim_gfx906;
+
+/**
+ * struct kfdsim_gpu - one simulated GPU
+ * @drm: the DRM device behind /dev/dri/renderD<minor>
+ * @index: 0-based position; the topology node is @index + 1
+ * @gpu_id: the KFD gpu_id (16 bits, non-zero, depends on the seed)
+ * @asic: static properties
+ * @vram_size: bytes of simulated VRAM
+ * @vram_used: bytes of VRAM currently allocated
+ * @unique_id: topology unique_id
+ */
+struct kfdsim_gpu {
+	struct drm_device drm;
+	unsigned int index;
+	u32 gpu_id;
+	const struct kfdsim_asic *asic;
+	u64 vram_size;
+	atomic64_t vram_used;
+	u64 unique_id;
+};
+
+static inline struct kfdsim_gpu *to_kfdsim_gpu(struct drm_device *drm)
+{
+	return container_of(drm, struct kfdsim_gpu, drm);
+}
+
+/* kfdsim_drv.c: the device list, fixed for the module's lifetime. */
+extern struct kfdsim_gpu *kfdsim_gpus[KFDSIM_MAX_GPUS];
+extern unsigned int kfdsim_num_gpus;
+struct kfdsim_gpu *kfdsim_gpu_by_id(u32 gpu_id);
+int kfdsim_gpu_render_minor(const struct kfdsim_gpu *gpu);
+bool kfdsim_is_render_file(const struct file *filp);
+
+/* Live-object counters, exported through debugfs (kfdsim_debugfs.c). */
+struct kfdsim_counters {
+	atomic_t processes;
+	atomic_t pdds;
+	atomic_t bos;		/* KFD memory objects */
+	atomic_t gem_objects;
+	atomic_t pinned_pages;
+	atomic_t vm_ptes;	/* valid GPU page-table entries, all VMs */
+	atomic_t doorbell_slices;
+};
+
+extern struct kfdsim_counters kfdsim_counters;
+int kfdsim_debugfs_init(void);
+void kfdsim_debugfs_fini(void);
+
+/* ---- GEM objects (kfdsim_gem.c) ---- */
+
+enum kfdsim_domain {
+	KFDSIM_DOMAIN_VRAM,
+	KFDSIM_DOMAIN_GTT,
+	KFDSIM_DOMAIN_USERPTR,
+};
+
+/**
+ * struct kfdsim_gem - a buffer object's backing store
+ * @base: the GEM object, owned by the GPU's DRM device
+ * @gpu: the GPU whose memory this is (VRAM is charged to it)
+ * @domain: where the pages come from
+ * @pages: one entry per page; VRAM and GTT pages are the driver's own,
+ *         userptr pages are pinned user pages
+ * @npages: number of entries in @pages
+ */
+struct kfdsim_gem {
+	struct drm_gem_object base;
+	struct kfdsim_gpu *gpu;
+	enum kfdsim_domain domain;
+	struct page **pages;
+	unsigned long npages;
+};
+
+static inline struct kfdsim_gem *to_kfdsim_gem(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct kfdsim_gem, base);
+}
+
+struct kfdsim_gem *kfdsim_gem_create(struct kfdsim_gpu *gpu,
+				     enum kfdsim_domain domain, u64 size);
+struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
+					     u64 uaddr, u64 size);
+void kfdsim_gem_put(struct kfdsim_gem *bo);
+
+/* ---- GPU page table (kfdsim_vm.c) ---- */
+
+#define KFDSIM_PTE_VALID	BIT(0)
+#define KFDSIM_PTE_WRITABLE	BIT(1)
+#define KFDSIM_PTE_EXECUTABLE	BIT(2)
+#define KFDSIM_PTE_FLAGS	GENMASK(2, 0)
+
+/**
+ * struct kfdsim_vm - the GPU page table of one process on one GPU
+ * @ptes: GPU page frame number -> PTE (page frame and KFDSIM_PTE_* flags)
+ *
+ * The command processor translates every GPU virtual address through this
+ * table and nothing else.
+ */
+struct kfdsim_vm {
+	struct xarray ptes;
+};
+
+void kfdsim_vm_init(struct kfdsim_vm *vm);
+void kfdsim_vm_fini(struct kfdsim_vm *vm);
+int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
+		  unsigned long npages, u32 pte_flags);
+void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages);
+struct page *kfdsim_vm_translate(struct kfdsim_vm *vm, u64 va, bool write);
+
+/* ---- processes (kfd_process.c) ---- */
+
+struct kfdsim_process;
+
+/**
+ * struct kfdsim_pdd - a process's state on one GPU
+ * @p: the owning process
+ * @gpu: the device
+ * @drm_file: the render-node file bound by ACQUIRE_VM (a reference is held),
+ *            NULL until then
+ * @bo_idr: handle id -> struct kfdsim_bo, for BOs allocated on this GPU
+ * @vm: this process's GPU page table on this GPU
+ * @doorbells: the doorbell slice (an order-1 allocation), allocated on
+ *             first use and freed with the process
+ */
+struct kfdsim_pdd {
+	struct kfdsim_process *p;
+	struct kfdsim_gpu *gpu;
+	struct file *drm_file;
+	struct idr bo_idr;
+	struct kfdsim_vm vm;
+	struct page *doorbells;
+};
+
+/**
+ * struct kfdsim_process - the KFD state of one process (one per mm)
+ * @ref: held by every open /dev/kfd file of the process
+ * @lock: protects everything below
+ * @mm: the address space this state belongs to (mmgrab'ed)
+ * @lead_thread: the thread-group leader that opened /dev/kfd
+ * @node: on the global process list
+ * @pdds: per-GPU state, indexed by kfdsim_gpu.index; NULL until used
+ * @va_tree: GPU VA ranges of all BOs of the process, to refuse overlaps
+ */
+struct kfdsim_process {
+	struct kref ref;
+	struct mutex lock;
+	struct mm_struct *mm;
+	struct task_struct *lead_thread;
+	struct list_head node;
+	struct kfdsim_pdd *pdds[KFDSIM_MAX_GPUS];
+	struct rb_root_cached va_tree;
+};
+
+/**
+ * struct kfdsim_bo - a KFD memory object (what a handle names)
+ * @pdd: the process and GPU it was allocated on
+ * @id: idr id in @pdd->bo_idr
+ * @va: GPU virtual address
+ * @size: bytes, page aligned
+ * @alloc_flags: KFD_IOC_ALLOC_MEM_FLAGS_*
+ * @va_node: entry in the process's @va_tree
+ * @gem: backing store; NULL for doorbell BOs
+ * @mapped: bit i set when mapped into the page table of GPU index i
+ */
+struct kfdsim_bo {
+	struct kfdsim_pdd *pdd;
+	u32 id;
+	u64 va;
+	u64 size;
+	u32 alloc_flags;
+	struct interval_tree_node va_node;
+	struct kfdsim_gem *gem;
+	unsigned long mapped;
+};
+
+struct kfdsim_process *kfd_process_get_current(void);
+void kfd_process_put(struct kfdsim_process *p);
+struct kfdsim_pdd *kfd_process_pdd(struct kfdsim_process *p,
+				   struct kfdsim_gpu *gpu);
+int kfd_process_doorbells(struct kfdsim_pdd *pdd);
+void kfd_process_teardown_bo(struct kfdsim_bo *bo);
+
+/* ---- /dev/kfd (kfd_chardev.c) and topology (kfd_topology.c) ---- */
+
+int kfd_chardev_init(void);
+void kfd_chardev_fini(void);
+struct device *kfd_chardev_device(void);
+
+int kfd_topology_init(struct device *kfd_dev);
+void kfd_topology_fini(void);
+
+/* ioctl handlers in kfd_memory.c, called with no locks held. */
+int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data);
+int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data);
+int kfd_ioctl_free_memory(struct kfdsim_process *p, void *data);
+int kfd_ioctl_map_memory(struct kfdsim_process *p, void *data);
+int kfd_ioctl_unmap_memory(struct kfdsim_process *p, void *data);
+int kfd_ioctl_available_memory(struct kfdsim_process *p, void *data);
+int kfd_ioctl_export_dmabuf(struct kfdsim_process *p, void *data);
+
+#endif /* KFDSIM_H */

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Buffer object backing store.
+ *
+ * VRAM and GTT objects are arrays of pages the driver allocates itself; they
+ * belong to no process. VRAM is charged against the GPU's VRAM size, GTT
+ * against a global limit of half the system RAM. Userptr objects hold the
+ * user's pages pinned for as long as the object lives.
+ *
+ * CPU mappings (through the render node or an exported dma-buf) insert the
+ * page frames at fault time into a VM_PFNMAP mapping, as amdgpu does for
+ * VRAM, so no process ever owns these pages.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-buf.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_prime.h>
+#include <drm/drm_vma_manager.h>
+
+#include "kfdsim.h"
+
+static atomic64_t kfdsim_gtt_used = ATOMIC64_INIT(0);
+
+static u64 kfdsim_gtt_limit(void)
+{
+	return ((u64)totalram_pages() << PAGE_SHIFT) / 2;
+}
+
+/* Reserve @size bytes of the domain's budget, or fail with -ENOMEM. */
+static int kfdsim_charge(struct kfdsim_gpu *gpu, enum kfdsim_domain domain,
+			 u64 size)
+{
+	atomic64_t *used;
+	u64 limit;
+
+	switch (domain) {
+	case KFDSIM_DOMAIN_VRAM:
+		used = &gpu->vram_used;
+		limit = gpu->vram_size;
+		break;
+	case KFDSIM_DOMAIN_GTT:
+		used = &kfdsim_gtt_used;
+		limit = kfdsim_gtt_limit();
+		break;
+	default:
+		return 0;
+	}
+	if (size > limit)
+		return -ENOMEM;
+	if (atomic64_add_return(size, used) > limit) {
+		atomic64_sub(size, used);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void kfdsim_uncharge(struct kfdsim_gpu *gpu, enum kfdsim_domain domain,
+			    u64 size)
+{
+	if (domain == KFDSIM_DOMAIN_VRAM)
+		atomic64_sub(size, &gpu->vram_used);
+	else if (domain == KFDSIM_DOMAIN_GTT)
+		atomic64_sub(size, &kfdsim_gtt_used);
+}
+
+static void kfdsim_free_pages(struct page **pages, unsigned long n)
+{
+	while (n)
+		__free_page(pages[--n]);
+}
+
+static void kfdsim_gem_free(struct drm_gem_object *obj)
+{
+	struct kfdsim_gem *bo = to_kfdsim_gem(obj);
+
+	if (bo->domain == KFDSIM_DOMAIN_USERPTR) {
+		unpin_user_pages_dirty_lock(bo->pages, bo->npages, true);
+		atomic_sub(bo->npages, &kfdsim_counters.pinned_pages);
+	} else {
+		kfdsim_free_pages(bo->pages, bo->npages);
+		kfdsim_uncharge(bo->gpu, bo->domain, obj->size);
+	}
+	kvfree(bo->pages);
+	drm_gem_object_release(obj);
+	kfree(bo);
+	atomic_dec(&kfdsim_counters.gem_objects);
+}
+
+static struct sg_table *kfdsim_gem_get_sg_table(struct drm_gem_object *obj)
+{
+	struct kfdsim_gem *bo = to_kfdsim_gem(obj);
+
+	return drm_prime_pages_to_sg(obj->dev, bo->pages, bo->npages);
+}
+
+static int kfdsim_gem_vmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	struct kfdsim_gem *bo = to_kfdsim_gem(obj);
+	void *vaddr;
+
+	vaddr = vmap(bo->pages, bo->npages, VM_MAP, PAGE_KERNEL);
+	if (!vaddr)
+		return -ENOMEM;
+	iosys_map_set_vaddr(map, vaddr);
+	return 0;
+}
+
+static void kfdsim_gem_vunmap(struct drm_gem_object *obj,
+			      struct iosys_map *map)
+{
+	vunmap(map->vaddr);
+}
+
+static vm_fault_t kfdsim_gem_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct kfdsim_gem *bo = to_kfdsim_gem(obj);
+	unsigned long idx;
+
+	/* vm_pgoff still carries the object's fake offset. */
+	idx = vmf->pgoff - drm_vma_node_start(&obj->vma_node);
+	if (idx >= bo->npages)
+		return VM_FAULT_SIGBUS;
+	return vmf_insert_pfn(vma, vmf->address, page_to_pfn(bo->pages[idx]));
+}
+
+static const struct vm_operations_struct kfdsim_gem_vm_ops = {
+	.fault = kfdsim_gem_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static int kfdsim_gem_mmap(struct drm_gem_object *obj,
+			   struct vm_area_struct *vma)
+{
+	if (to_kfdsim_gem(obj)->domain == KFDSIM_DOMAIN_USERPTR)
+		return -EINVAL;
+	vma->vm_flags |= VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+	return 0;
+}
+
+static const struct drm_gem_object_funcs kfdsim_gem_funcs = {
+	.free = kfdsim_gem_free,
+	.get_sg_table = kfdsim_gem_get_sg_table,
+	.vmap = kfdsim_gem_vmap,
+	.vunmap = kfdsim_gem_vunmap,
+	.mmap = kfdsim_gem_mmap,
+	.vm_ops = &kfdsim_gem_vm_ops,
+};
+
+static struct kfdsim_gem *kfdsim_gem_alloc(struct kfdsim_gpu *gpu,
+					   enum kfdsim_domain domain, u64 size)
+{
+	struct kfdsim_gem *bo;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return NULL;
+	bo->npages = size >> PAGE_SHIFT;
+	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
+	if (!bo->pages) {
+		kfree(bo);
+		return NULL;
+	}
+	bo->gpu = gpu;
+	bo->domain = domain;
+	bo->base.funcs = &kfdsim_gem_funcs;
+	drm_gem_private_object_init(&gpu->drm, &bo->base, size);
+	return bo;
+}
+
+/* Undo kfdsim_gem_alloc() for an object whose pages are not populated. */
+static void kfdsim_gem_discard(struct kfdsim_gem *bo)
+{
+	drm_gem_object_release(&bo->base);
+	kvfree(bo->pages);
+	kfree(bo);
+}
+
+/**
+ * kfdsim_gem_create - allocate a VRAM or GTT object of @size bytes
+ * @gpu: owning GPU (VRAM is charged to it)
+ * @domain: KFDSIM_DOMAIN_VRAM or KFDSIM_DOMAIN_GTT
+ * @size: page-aligned, non-zero
+ *
+ * The pages are zeroed, so no data leaks between processes.
+ * Return: the object with one reference, or an ERR_PTR.
+ */
+struct kfdsim_gem *kfdsim_gem_create(struct kfdsim_gpu *gpu,
+				     enum kfdsim_domain domain, u64 size)
+{
+	struct kfdsim_gem *bo;
+	unsigned long i;
+	int ret;
+
+	ret = kfdsim_charge(gpu, domain, size);
+	if (ret)
+		return ERR_PTR(ret);
+
+	bo = kfdsim_gem_alloc(gpu, domain, size);
+	if (!bo) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	for (i = 0; i < bo->npages; i++) {
+		bo->pages[i] = alloc_page(GFP_HIGHUSER | __GFP_ZERO |
+					  __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
+		if (!bo->pages[i]) {
+			ret = -ENOMEM;
+			goto err_pages;
+		}
+	}
+	ret = drm_gem_create_mmap_offset(&bo->base);
+	if (ret)
+		goto err_pages;
+
+	atomic_inc(&kfdsim_counters.gem_objects);
+	return bo;
+
+err_pages:
+	kfdsim_free_pages(bo->pages, i);
+	kfdsim_gem_discard(bo);
+err_uncharge:
+	kfdsim_uncharge(gpu, domain, size);
+	return ERR_PTR(ret);
+}
+
+/**
+ * kfdsim_gem_create_userptr - pin @size bytes of the caller's memory at @uaddr
+ * @gpu: the GPU the object is allocated on
+ * @uaddr: page-aligned user address
+ * @size: page-aligned, non-zero
+ *
+ * Return: the object with one reference, or an ERR_PTR (-EFAULT when the
+ * range is not fully backed by writable user memory).
+ */
+struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
+					     u64 uaddr, u64 size)
+{
+	struct kfdsim_gem *bo;
+	long pinned;
+
+	bo = kfdsim_gem_alloc(gpu, KFDSIM_DOMAIN_USERPTR, size);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+
+	pinned = pin_user_pages_fast(uaddr, bo->npages,
+				     FOLL_WRITE | FOLL_LONGTERM, bo->pages);
+	if (pinned != bo->npages) {
+		if (pinned > 0)
+			unpin_user_pages(bo->pages, pinned);
+		kfdsim_gem_discard(bo);
+		return ERR_PTR(pinned < 0 ? (int)pinned : -EFAULT);
+	}
+	atomic_add(bo->npages, &kfdsim_counters.pinned_pages);
+	atomic_inc(&kfdsim_counters.gem_objects);
+	return bo;
+}
+
+void kfdsim_gem_put(struct kfdsim_gem *bo)
+{
+	drm_gem_object_put(&bo->base);
+}
