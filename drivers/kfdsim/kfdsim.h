@@ -24,6 +24,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 #include <drm/drm_device.h>
@@ -193,12 +194,28 @@ void kfdsim_gem_put(struct kfdsim_gem *bo);
 /**
  * struct kfdsim_vm - the GPU page table of one process on one GPU
  * @ptes: GPU page frame number -> PTE (page frame and KFDSIM_PTE_* flags)
+ * @lock: held for reading while the GPU accesses memory through the table,
+ *        for writing while mappings change, so a page is never freed while
+ *        the GPU is using it
  *
  * The command processor translates every GPU virtual address through this
  * table and nothing else.
  */
 struct kfdsim_vm {
 	struct xarray ptes;
+	struct rw_semaphore lock;
+};
+
+/**
+ * struct kfdsim_fault - a GPU page fault
+ * @va: the faulting GPU virtual address
+ * @write: the access was a write
+ * @read_only: the page is mapped, but read-only
+ */
+struct kfdsim_fault {
+	u64 va;
+	bool write;
+	bool read_only;
 };
 
 void kfdsim_vm_init(struct kfdsim_vm *vm);
@@ -207,6 +224,25 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 		  unsigned long npages, u32 pte_flags);
 void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages);
 struct page *kfdsim_vm_translate(struct kfdsim_vm *vm, u64 va, bool write);
+bool kfdsim_vm_is_mapped(struct kfdsim_vm *vm, u64 va, u64 len, bool write);
+
+/*
+ * GPU memory access. Each call translates every page it touches; on a fault
+ * it returns -EFAULT and fills @fault, having done the accesses before it.
+ * kfdsim_vm_access() calls @fn on each piece of the range that lies in one
+ * page, with a kernel mapping of that piece; @fn returns 0 to go on.
+ */
+typedef int (*kfdsim_vm_access_fn)(void *ctx, void *ptr, size_t len,
+				   u64 va);
+int kfdsim_vm_access(struct kfdsim_vm *vm, u64 va, u64 len, bool write,
+		     kfdsim_vm_access_fn fn, void *ctx,
+		     struct kfdsim_fault *fault);
+int kfdsim_vm_read(struct kfdsim_vm *vm, u64 va, void *buf, size_t len,
+		   struct kfdsim_fault *fault);
+int kfdsim_vm_write(struct kfdsim_vm *vm, u64 va, const void *buf,
+		    size_t len, struct kfdsim_fault *fault);
+int kfdsim_vm_atomic_add64(struct kfdsim_vm *vm, u64 va, s64 delta,
+			   s64 *old, struct kfdsim_fault *fault);
 
 /* ---- processes (kfd_process.c) ---- */
 

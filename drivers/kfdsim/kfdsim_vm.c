@@ -8,6 +8,7 @@
  * every GPU virtual address through kfdsim_vm_translate(); an address with no
  * valid entry, or a write to a read-only entry, is a GPU page fault.
  */
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/xarray.h>
 
@@ -24,6 +25,7 @@ static void *kfdsim_pte_make(struct page *page, u32 flags)
 void kfdsim_vm_init(struct kfdsim_vm *vm)
 {
 	xa_init(&vm->ptes);
+	init_rwsem(&vm->lock);
 }
 
 /* The owner unmaps every BO first; anything left is a driver bug. */
@@ -31,6 +33,18 @@ void kfdsim_vm_fini(struct kfdsim_vm *vm)
 {
 	WARN_ON(!xa_empty(&vm->ptes));
 	xa_destroy(&vm->ptes);
+}
+
+static void kfdsim_vm_erase(struct kfdsim_vm *vm, u64 va, unsigned long npages)
+{
+	unsigned long first = va >> PAGE_SHIFT;
+	unsigned long i, removed = 0;
+
+	for (i = 0; i < npages; i++)
+		if (xa_erase(&vm->ptes, first + i))
+			removed++;
+	WARN_ON(removed != npages);
+	atomic_sub(removed, &kfdsim_counters.vm_ptes);
 }
 
 /**
@@ -49,19 +63,23 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 {
 	unsigned long first = va >> PAGE_SHIFT;
 	unsigned long i;
-	int ret;
+	int ret = 0;
 
+	down_write(&vm->lock);
 	for (i = 0; i < npages; i++) {
 		ret = xa_insert(&vm->ptes, first + i,
 				kfdsim_pte_make(pages[i], pte_flags),
 				GFP_KERNEL);
-		if (ret) {
-			kfdsim_vm_unmap(vm, va, i);
-			return ret == -EBUSY ? -EEXIST : ret;
-		}
+		if (ret)
+			break;
+		atomic_inc(&kfdsim_counters.vm_ptes);
 	}
-	atomic_add(npages, &kfdsim_counters.vm_ptes);
-	return 0;
+	if (ret) {
+		kfdsim_vm_erase(vm, va, i);
+		ret = ret == -EBUSY ? -EEXIST : ret;
+	}
+	up_write(&vm->lock);
+	return ret;
 }
 
 /**
@@ -72,14 +90,10 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
  */
 void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages)
 {
-	unsigned long first = va >> PAGE_SHIFT;
-	unsigned long i, removed = 0;
-
-	for (i = 0; i < npages; i++)
-		if (xa_erase(&vm->ptes, first + i))
-			removed++;
-	WARN_ON(removed != npages);
-	atomic_sub(removed, &kfdsim_counters.vm_ptes);
+	/* Waits for GPU accesses in flight, so the pages may be freed after. */
+	down_write(&vm->lock);
+	kfdsim_vm_erase(vm, va, npages);
+	up_write(&vm->lock);
 }
 
 /**
@@ -88,6 +102,7 @@ void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages)
  * @va: any GPU virtual address
  * @write: the access is a write
  *
+ * The caller holds @vm->lock for reading for as long as it uses the page.
  * Return: the backing page, or NULL on a GPU page fault (not present, or a
  * write to a read-only page).
  */
@@ -105,4 +120,136 @@ struct page *kfdsim_vm_translate(struct kfdsim_vm *vm, u64 va, bool write)
 	if (write && !(pte & KFDSIM_PTE_WRITABLE))
 		return NULL;
 	return pfn_to_page(pte >> KFDSIM_PTE_PFN_SHIFT);
+}
+
+/**
+ * kfdsim_vm_is_mapped - check that a whole range is accessible
+ * @vm: the page table
+ * @va: start of the range
+ * @len: bytes, non-zero
+ * @write: every page must also be writable
+ */
+bool kfdsim_vm_is_mapped(struct kfdsim_vm *vm, u64 va, u64 len, bool write)
+{
+	u64 end = va + len;
+	bool ok = end > va;
+
+	down_read(&vm->lock);
+	for (va &= PAGE_MASK; ok && va < end; va += PAGE_SIZE)
+		ok = kfdsim_vm_translate(vm, va, write);
+	up_read(&vm->lock);
+	return ok;
+}
+
+static void kfdsim_fault_set(struct kfdsim_vm *vm, struct kfdsim_fault *fault,
+			     u64 va, bool write)
+{
+	fault->va = va;
+	fault->write = write;
+	fault->read_only = write && kfdsim_vm_translate(vm, va, false);
+}
+
+int kfdsim_vm_access(struct kfdsim_vm *vm, u64 va, u64 len, bool write,
+		     kfdsim_vm_access_fn fn, void *ctx,
+		     struct kfdsim_fault *fault)
+{
+	struct page *page;
+	size_t off, chunk;
+	void *ptr;
+	int ret = 0;
+
+	down_read(&vm->lock);
+	while (len) {
+		page = kfdsim_vm_translate(vm, va, write);
+		if (!page) {
+			kfdsim_fault_set(vm, fault, va, write);
+			ret = -EFAULT;
+			break;
+		}
+		off = offset_in_page(va);
+		chunk = min_t(u64, len, PAGE_SIZE - off);
+		ptr = kmap_local_page(page);
+		ret = fn(ctx, ptr + off, chunk, va);
+		kunmap_local(ptr);
+		if (ret)
+			break;
+		va += chunk;
+		len -= chunk;
+	}
+	up_read(&vm->lock);
+	return ret;
+}
+
+struct kfdsim_copy_ctx {
+	u8 *buf;
+	bool to_gpu;
+};
+
+static int kfdsim_copy_piece(void *ctx, void *ptr, size_t len, u64 va)
+{
+	struct kfdsim_copy_ctx *c = ctx;
+
+	if (c->to_gpu)
+		memcpy(ptr, c->buf, len);
+	else
+		memcpy(c->buf, ptr, len);
+	c->buf += len;
+	return 0;
+}
+
+int kfdsim_vm_read(struct kfdsim_vm *vm, u64 va, void *buf, size_t len,
+		   struct kfdsim_fault *fault)
+{
+	struct kfdsim_copy_ctx c = { .buf = buf, .to_gpu = false };
+
+	return kfdsim_vm_access(vm, va, len, false, kfdsim_copy_piece, &c,
+				fault);
+}
+
+int kfdsim_vm_write(struct kfdsim_vm *vm, u64 va, const void *buf,
+		    size_t len, struct kfdsim_fault *fault)
+{
+	struct kfdsim_copy_ctx c = { .buf = (u8 *)buf, .to_gpu = true };
+
+	return kfdsim_vm_access(vm, va, len, true, kfdsim_copy_piece, &c,
+				fault);
+}
+
+struct kfdsim_atomic_ctx {
+	s64 delta;
+	s64 old;
+};
+
+static int kfdsim_atomic_piece(void *ctx, void *ptr, size_t len, u64 va)
+{
+	struct kfdsim_atomic_ctx *c = ctx;
+
+	c->old = atomic64_fetch_add(c->delta, (atomic64_t *)ptr);
+	return 0;
+}
+
+/**
+ * kfdsim_vm_atomic_add64 - atomically add to a 64-bit value in GPU memory
+ * @vm: the page table
+ * @va: 8-byte aligned GPU virtual address
+ * @delta: value to add
+ * @old: receives the previous value
+ * @fault: filled on -EFAULT
+ *
+ * Atomic against CPU accesses to the same memory, as HSA signals require.
+ * Return: 0, -EINVAL for a misaligned address, or -EFAULT.
+ */
+int kfdsim_vm_atomic_add64(struct kfdsim_vm *vm, u64 va, s64 delta,
+			   s64 *old, struct kfdsim_fault *fault)
+{
+	struct kfdsim_atomic_ctx c = { .delta = delta };
+	int ret;
+
+	if (!IS_ALIGNED(va, sizeof(u64)))
+		return -EINVAL;
+	ret = kfdsim_vm_access(vm, va, sizeof(u64), true, kfdsim_atomic_piece,
+			       &c, fault);
+	if (!ret)
+		*old = c.old;
+	return ret;
 }
