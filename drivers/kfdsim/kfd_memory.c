@@ -88,7 +88,7 @@ out_put:
 	return ret;
 }
 
-static struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle)
+struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle)
 {
 	struct kfdsim_gpu *gpu = kfdsim_gpu_by_id(KFDSIM_HANDLE_GPU_ID(handle));
 	struct kfdsim_pdd *pdd = kfd_process_pdd(p, gpu);

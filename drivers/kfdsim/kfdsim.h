@@ -27,8 +27,12 @@
 #include <linux/rwsem.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
+#include <linux/wait.h>
 #include <drm/drm_device.h>
 #include <drm/drm_gem.h>
+#include <linux/kfdsim.h>
+
+#include "kfd_events.h"
 
 #define KFDSIM_DRIVER_NAME	"kfdsim"
 #define KFDSIM_MAX_GPUS		8
@@ -244,6 +248,25 @@ int kfdsim_vm_write(struct kfdsim_vm *vm, u64 va, const void *buf,
 int kfdsim_vm_atomic_add64(struct kfdsim_vm *vm, u64 va, s64 delta,
 			   s64 *old, struct kfdsim_fault *fault);
 
+/* ---- built-in kernels (kfdsim_kernels.c) ---- */
+
+/**
+ * struct kfdsim_dispatch_progress - how far an in-flight dispatch got
+ * @iteration: the loop kernel's current step (0 for other kernels)
+ * @next_wg: the next workgroup to run (within @iteration)
+ *
+ * Zero means "not started". Part of the saved queue state.
+ */
+struct kfdsim_dispatch_progress {
+	u32 iteration;
+	u32 next_wg;
+};
+
+int kfdsim_kernel_run(struct kfdsim_vm *vm,
+		      const struct kfdsim_aql_dispatch *pkt,
+		      struct kfdsim_dispatch_progress *prog, u64 deadline_ns,
+		      struct kfdsim_fault *fault);
+
 /* ---- processes (kfd_process.c) ---- */
 
 struct kfdsim_process;
@@ -277,6 +300,8 @@ struct kfdsim_pdd {
  * @node: on the global process list
  * @pdds: per-GPU state, indexed by kfdsim_gpu.index; NULL until used
  * @va_tree: GPU VA ranges of all BOs of the process, to refuse overlaps
+ * @queues: queue id -> struct kfdsim_queue, all GPUs
+ * @events: the process's KFD events (kfd_events.c)
  */
 struct kfdsim_process {
 	struct kref ref;
@@ -286,6 +311,8 @@ struct kfdsim_process {
 	struct list_head node;
 	struct kfdsim_pdd *pdds[KFDSIM_MAX_GPUS];
 	struct rb_root_cached va_tree;
+	struct idr queues;
+	struct kfd_event_table events;
 };
 
 /**
@@ -311,6 +338,7 @@ struct kfdsim_bo {
 };
 
 struct kfdsim_process *kfd_process_get_current(void);
+struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle);
 void kfd_process_put(struct kfdsim_process *p);
 struct kfdsim_pdd *kfd_process_pdd(struct kfdsim_process *p,
 				   struct kfdsim_gpu *gpu);

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kfdsim: what the simulated GPU executes.
+ *
+ * The simulated GPU runs packets that user space writes into user-mode
+ * queues: 64-byte HSA AQL packets on compute queues, gfx9-encoded SDMA
+ * packets on SDMA queues. The layouts below are the ones ROCm user space
+ * writes on real hardware; only the "kernel object" of a dispatch differs:
+ * instead of GPU machine code it points at a struct kfdsim_kernel_descriptor
+ * naming one of the simulator's built-in kernels.
+ *
+ * All addresses are GPU virtual addresses, translated through the process's
+ * GPU page table of the GPU that runs the queue.
+ */
+#ifndef _UAPI_LINUX_KFDSIM_H
+#define _UAPI_LINUX_KFDSIM_H
+
+#include <linux/types.h>
+
+/* ---- AQL packets (HSA) ---- */
+
+/* Packet type, bits 7:0 of the header. */
+#define KFDSIM_AQL_TYPE_VENDOR_SPECIFIC	0
+#define KFDSIM_AQL_TYPE_INVALID		1
+#define KFDSIM_AQL_TYPE_KERNEL_DISPATCH	2
+#define KFDSIM_AQL_TYPE_BARRIER_AND	3
+#define KFDSIM_AQL_TYPE_AGENT_DISPATCH	4
+#define KFDSIM_AQL_TYPE_BARRIER_OR	5
+
+#define KFDSIM_AQL_HEADER_TYPE_MASK	0xffu
+/* Wait for every earlier packet of the queue to complete first. */
+#define KFDSIM_AQL_HEADER_BARRIER	(1u << 8)
+#define KFDSIM_AQL_HEADER_ACQUIRE_SHIFT	9	/* 2-bit fence scope */
+#define KFDSIM_AQL_HEADER_RELEASE_SHIFT	11	/* 2-bit fence scope */
+#define KFDSIM_AQL_FENCE_SCOPE_NONE	0
+#define KFDSIM_AQL_FENCE_SCOPE_AGENT	1
+#define KFDSIM_AQL_FENCE_SCOPE_SYSTEM	2
+
+#define KFDSIM_AQL_PACKET_SIZE		64
+
+/**
+ * struct kfdsim_aql_dispatch - HSA kernel dispatch packet
+ * @header: type KFDSIM_AQL_TYPE_KERNEL_DISPATCH plus barrier/fence bits
+ * @setup: number of grid dimensions (1-3) in bits 1:0
+ * @workgroup_size_x: work-items per workgroup, x (y and z likewise)
+ * @workgroup_size_y: see @workgroup_size_x
+ * @workgroup_size_z: see @workgroup_size_x
+ * @reserved0: must be zero
+ * @grid_size_x: work-items in the grid, x (y and z likewise)
+ * @grid_size_y: see @grid_size_x
+ * @grid_size_z: see @grid_size_x
+ * @private_segment_size: ignored by the simulator
+ * @group_segment_size: ignored by the simulator
+ * @kernel_object: GPU VA of a struct kfdsim_kernel_descriptor
+ * @kernarg_address: GPU VA of the kernel's arguments
+ * @reserved2: must be zero
+ * @completion_signal: GPU VA of a struct kfdsim_signal, or 0
+ */
+struct kfdsim_aql_dispatch {
+	__u16 header;
+	__u16 setup;
+	__u16 workgroup_size_x;
+	__u16 workgroup_size_y;
+	__u16 workgroup_size_z;
+	__u16 reserved0;
+	__u32 grid_size_x;
+	__u32 grid_size_y;
+	__u32 grid_size_z;
+	__u32 private_segment_size;
+	__u32 group_segment_size;
+	__u64 kernel_object;
+	__u64 kernarg_address;
+	__u64 reserved2;
+	__u64 completion_signal;
+};
+
+/**
+ * struct kfdsim_aql_barrier - HSA barrier-AND / barrier-OR packet
+ * @header: type KFDSIM_AQL_TYPE_BARRIER_AND or _OR plus barrier/fence bits
+ * @reserved0: must be zero
+ * @reserved1: must be zero
+ * @dep_signal: GPU VAs of up to five signals (0 = unused); the packet
+ *              completes when all (AND) or any (OR) of them reach 0
+ * @reserved2: must be zero
+ * @completion_signal: GPU VA of a struct kfdsim_signal, or 0
+ */
+struct kfdsim_aql_barrier {
+	__u16 header;
+	__u16 reserved0;
+	__u32 reserved1;
+	__u64 dep_signal[5];
+	__u64 reserved2;
+	__u64 completion_signal;
+};
+
+/**
+ * struct kfdsim_signal - HSA signal memory (AMD layout of amd_signal_t)
+ * @kind: signal kind; the simulator does not interpret it
+ * @value: decremented by one when the packet that names it completes
+ * @event_mailbox_ptr: if non-zero, GPU VA where @event_id is written on
+ *                     completion, after which KFD event @event_id fires
+ * @event_id: the KFD event to fire
+ * @reserved1: unused
+ * @reserved2: pads the signal to 64 bytes
+ */
+struct kfdsim_signal {
+	__s64 kind;
+	__s64 value;
+	__u64 event_mailbox_ptr;
+	__u32 event_id;
+	__u32 reserved1;
+	__u64 reserved2[4];
+};
+
+/* ---- built-in kernels ---- */
+
+#define KFDSIM_KERNEL_MAGIC	0x4d49534bu	/* "KSIM" little endian */
+#define KFDSIM_KERNEL_VERSION	1
+
+/**
+ * enum kfdsim_kernel_op - the built-in kernels
+ * @KFDSIM_KERNEL_FILL_U32: dst[i] = value (struct kfdsim_args_fill)
+ * @KFDSIM_KERNEL_COPY_U32: dst[i] = src[i] (struct kfdsim_args_copy)
+ * @KFDSIM_KERNEL_VADD_U32: c[i] = a[i] + b[i], modulo 2^32
+ *                          (struct kfdsim_args_vadd)
+ * @KFDSIM_KERNEL_VADD_F32: c[i] = a[i] + b[i], IEEE-754 binary32, round to
+ *                          nearest even (struct kfdsim_args_vadd)
+ * @KFDSIM_KERNEL_CHECKSUM: *result += sum of src[i] * (2 * i + 1), modulo
+ *                          2^64 (struct kfdsim_args_checksum)
+ * @KFDSIM_KERNEL_LOOP: @steps times, for every i in order of steps:
+ *                      buf[i] = buf[i] * 1664525 + 1013904223 + step,
+ *                      modulo 2^32 (struct kfdsim_args_loop)
+ *
+ * Work-item i of the grid handles element i; the grid is flattened
+ * (x fastest). Workgroups run in order, so a preempted kernel resumes at a
+ * workgroup boundary (and, for the loop kernel, at the step it was in).
+ */
+enum kfdsim_kernel_op {
+	KFDSIM_KERNEL_FILL_U32 = 1,
+	KFDSIM_KERNEL_COPY_U32 = 2,
+	KFDSIM_KERNEL_VADD_U32 = 3,
+	KFDSIM_KERNEL_VADD_F32 = 4,
+	KFDSIM_KERNEL_CHECKSUM = 5,
+	KFDSIM_KERNEL_LOOP = 6,
+};
+
+/**
+ * struct kfdsim_kernel_descriptor - what a dispatch's kernel_object points at
+ * @magic: KFDSIM_KERNEL_MAGIC
+ * @version: KFDSIM_KERNEL_VERSION
+ * @opcode: enum kfdsim_kernel_op
+ * @pad: must be zero
+ */
+struct kfdsim_kernel_descriptor {
+	__u32 magic;
+	__u32 version;
+	__u32 opcode;
+	__u32 pad;
+};
+
+/**
+ * struct kfdsim_args_fill - kernarg of KFDSIM_KERNEL_FILL_U32
+ * @dst: GPU VA of the u32 array
+ * @value: value stored
+ * @pad: must be zero
+ */
+struct kfdsim_args_fill {
+	__u64 dst;
+	__u32 value;
+	__u32 pad;
+};
+
+/**
+ * struct kfdsim_args_copy - kernarg of KFDSIM_KERNEL_COPY_U32
+ * @src: GPU VA of the source u32 array
+ * @dst: GPU VA of the destination u32 array
+ */
+struct kfdsim_args_copy {
+	__u64 src;
+	__u64 dst;
+};
+
+/**
+ * struct kfdsim_args_vadd - kernarg of KFDSIM_KERNEL_VADD_U32 and _F32
+ * @a: GPU VA of the first input array
+ * @b: GPU VA of the second input array
+ * @c: GPU VA of the output array
+ */
+struct kfdsim_args_vadd {
+	__u64 a;
+	__u64 b;
+	__u64 c;
+};
+
+/**
+ * struct kfdsim_args_checksum - kernarg of KFDSIM_KERNEL_CHECKSUM
+ * @src: GPU VA of the u32 array
+ * @result: GPU VA of a u64 the checksum is added to (zero it first)
+ */
+struct kfdsim_args_checksum {
+	__u64 src;
+	__u64 result;
+};
+
+/**
+ * struct kfdsim_args_loop - kernarg of KFDSIM_KERNEL_LOOP
+ * @buf: GPU VA of the u32 array, updated in place
+ * @steps: number of steps of the recurrence
+ * @pad: must be zero
+ */
+struct kfdsim_args_loop {
+	__u64 buf;
+	__u32 steps;
+	__u32 pad;
+};
+
+/* ---- SDMA packets (gfx9 encoding) ---- */
+
+/* Header dword: opcode in bits 7:0, sub-opcode in bits 15:8. */
+#define KFDSIM_SDMA_OP_NOP		0
+#define KFDSIM_SDMA_OP_COPY		1
+#define KFDSIM_SDMA_OP_FENCE		5
+#define KFDSIM_SDMA_OP_TRAP		6
+#define KFDSIM_SDMA_OP_CONST_FILL	11
+
+#define KFDSIM_SDMA_SUBOP_COPY_LINEAR	0
+
+#define KFDSIM_SDMA_HEADER(op, subop)	((__u32)(op) | ((__u32)(subop) << 8))
+/* NOP: bits 29:16 of the header count extra dwords to skip. */
+#define KFDSIM_SDMA_NOP_COUNT_SHIFT	16
+#define KFDSIM_SDMA_NOP_COUNT_MASK	0x3fffu
+/* CONST_FILL: bits 31:30 of the header give the fill size (2 = dword). */
+#define KFDSIM_SDMA_FILL_SIZE_SHIFT	30
+#define KFDSIM_SDMA_FILL_SIZE_DWORD	2
+
+/* Longest linear copy one packet may describe, as on gfx9. */
+#define KFDSIM_SDMA_COPY_MAX_BYTES	(1u << 21)
+
+/*
+ * Packet lengths in dwords:
+ *   NOP         1 (+ count)  header
+ *   COPY_LINEAR 7            header, bytes - 1, parameters (0),
+ *                            src lo, src hi, dst lo, dst hi
+ *   FENCE       4            header, addr lo, addr hi, value (u32)
+ *   TRAP        2            header, event id (bits 27:0)
+ *   CONST_FILL  5            header, dst lo, dst hi, value (u32),
+ *                            bytes - 1
+ */
+#define KFDSIM_SDMA_COPY_DWORDS		7
+#define KFDSIM_SDMA_FENCE_DWORDS	4
+#define KFDSIM_SDMA_TRAP_DWORDS		2
+#define KFDSIM_SDMA_FILL_DWORDS		5
+#define KFDSIM_SDMA_TRAP_EVENT_MASK	0x0fffffffu
+
+#endif /* _UAPI_LINUX_KFDSIM_H */
