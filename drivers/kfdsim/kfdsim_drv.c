@@ -49,6 +49,7 @@ static const struct drm_driver kfdsim_drm_driver = {
 	.fops			= &kfdsim_drm_fops,
 	.prime_handle_to_fd	= drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle	= drm_gem_prime_fd_to_handle,
+	.gem_prime_mmap		= drm_gem_prime_mmap,
 	/* amdgpu's name and major version, so AMD userspace accepts the node */
 	.name			= "amdgpu",
 	.desc			= "kfdsim simulated AMD GPU",
@@ -292,3 +293,4 @@ module_exit(kfdsim_exit);
 MODULE_DESCRIPTION("Simulated AMD GPUs behind the KFD compute interface");
 MODULE_AUTHOR("kfd-criu developers");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);
