@@ -115,17 +115,17 @@ struct kfd_ioctl_desc {
 /* Entries without a function are upstream ioctls the simulator lacks. */
 static const struct kfd_ioctl_desc kfd_ioctls[] = {
 	KFD_IOCTL(GET_VERSION, kfd_ioctl_get_version),
-	KFD_IOCTL(CREATE_QUEUE, NULL),
-	KFD_IOCTL(DESTROY_QUEUE, NULL),
+	KFD_IOCTL(CREATE_QUEUE, kfd_ioctl_create_queue),
+	KFD_IOCTL(DESTROY_QUEUE, kfd_ioctl_destroy_queue),
 	KFD_IOCTL(SET_MEMORY_POLICY, NULL),
 	KFD_IOCTL(GET_CLOCK_COUNTERS, kfd_ioctl_get_clock_counters),
 	KFD_IOCTL(GET_PROCESS_APERTURES, NULL),
-	KFD_IOCTL(UPDATE_QUEUE, NULL),
-	KFD_IOCTL(CREATE_EVENT, NULL),
-	KFD_IOCTL(DESTROY_EVENT, NULL),
-	KFD_IOCTL(SET_EVENT, NULL),
-	KFD_IOCTL(RESET_EVENT, NULL),
-	KFD_IOCTL(WAIT_EVENTS, NULL),
+	KFD_IOCTL(UPDATE_QUEUE, kfd_ioctl_update_queue),
+	KFD_IOCTL(CREATE_EVENT, kfd_ioctl_create_event),
+	KFD_IOCTL(DESTROY_EVENT, kfd_ioctl_destroy_event),
+	KFD_IOCTL(SET_EVENT, kfd_ioctl_set_event),
+	KFD_IOCTL(RESET_EVENT, kfd_ioctl_reset_event),
+	KFD_IOCTL(WAIT_EVENTS, kfd_ioctl_wait_events),
 	KFD_IOCTL(SET_SCRATCH_BACKING_VA, NULL),
 	KFD_IOCTL(GET_TILE_CONFIG, NULL),
 	KFD_IOCTL(SET_TRAP_HANDLER, NULL),
@@ -189,7 +189,8 @@ static long kfd_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 
 	ret = desc->func(p, kdata);
 
-	if (!ret && (desc->cmd & IOC_OUT) && copy_to_user(uarg, kdata, usize))
+	/* As upstream, even on error: WAIT_EVENTS reports through it. */
+	if ((desc->cmd & IOC_OUT) && copy_to_user(uarg, kdata, usize))
 		ret = -EFAULT;
 	return ret;
 }
@@ -250,6 +251,8 @@ static int kfd_mmap(struct file *filp, struct vm_area_struct *vma)
 	switch (offset & KFD_MMAP_TYPE_MASK) {
 	case KFD_MMAP_TYPE_DOORBELL:
 		return kfd_mmap_doorbells(p, KFD_MMAP_GET_GPU_ID(offset), vma);
+	case KFD_MMAP_TYPE_EVENTS:
+		return kfd_mmap_events(p, vma);
 	default:
 		pr_debug("mmap of unknown offset 0x%llx\n", offset);
 		return -EINVAL;

@@ -273,6 +273,13 @@ int kfd_ioctl_free_memory(struct kfdsim_process *p, void *data)
 		kfd_reject("FREE: no BO with handle 0x%llx\n", args->handle);
 		return -EINVAL;
 	}
+	/* As upstream: the events page lives as long as the process. */
+	if (args->handle == kfd_events_page_handle(p)) {
+		mutex_unlock(&p->lock);
+		kfd_reject("FREE: BO 0x%llx holds the events page\n",
+			   args->handle);
+		return -EPERM;
+	}
 	idr_remove(&bo->pdd->bo_idr, bo->id);
 	kfd_process_teardown_bo(bo);
 	mutex_unlock(&p->lock);

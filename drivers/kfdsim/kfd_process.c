@@ -98,7 +98,10 @@ static void kfd_process_destroy(struct kfdsim_process *p)
 {
 	unsigned int i;
 
-	/* BOs first: a BO of one GPU may be mapped into another GPU's VM. */
+	/* Queues first: they run on the memory and events freed below. */
+	kfd_queues_destroy_all(p);
+
+	/* BOs next: a BO of one GPU may be mapped into another GPU's VM. */
 	for (i = 0; i < kfdsim_num_gpus; i++)
 		if (p->pdds[i])
 			kfd_pdd_free_bos(p->pdds[i]);
@@ -106,6 +109,7 @@ static void kfd_process_destroy(struct kfdsim_process *p)
 		if (p->pdds[i])
 			kfd_pdd_destroy(p->pdds[i]);
 
+	kfd_events_fini(p);
 	mutex_destroy(&p->lock);
 	put_task_struct(p->lead_thread);
 	mmdrop(p->mm);
@@ -128,6 +132,7 @@ static struct kfdsim_process *kfd_process_create(void)
 {
 	struct kfdsim_process *p;
 	unsigned int i;
+	int ret;
 
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
@@ -135,6 +140,13 @@ static struct kfdsim_process *kfd_process_create(void)
 	kref_init(&p->ref);
 	mutex_init(&p->lock);
 	p->va_tree = RB_ROOT_CACHED;
+	idr_init(&p->queues);
+	ret = kfd_events_init(p);
+	if (ret) {
+		mutex_destroy(&p->lock);
+		kfree(p);
+		return ERR_PTR(ret);
+	}
 	for (i = 0; i < kfdsim_num_gpus; i++) {
 		p->pdds[i] = kfd_pdd_create(p, kfdsim_gpus[i]);
 		if (!p->pdds[i])
@@ -150,6 +162,7 @@ static struct kfdsim_process *kfd_process_create(void)
 err_pdds:
 	while (i--)
 		kfd_pdd_destroy(p->pdds[i]);
+	kfd_events_fini(p);
 	mutex_destroy(&p->lock);
 	kfree(p);
 	return ERR_PTR(-ENOMEM);
@@ -181,6 +194,28 @@ struct kfdsim_process *kfd_process_get_current(void)
 out:
 	mutex_unlock(&kfdsim_process_list_lock);
 	return p;
+}
+
+/**
+ * kfd_process_find_pid - the KFD state of the process with thread group @tgid
+ * @tgid: a pid in the initial pid namespace
+ *
+ * Return: a referenced process, or NULL.
+ */
+struct kfdsim_process *kfd_process_find_pid(pid_t tgid)
+{
+	struct kfdsim_process *p, *found = NULL;
+
+	mutex_lock(&kfdsim_process_list_lock);
+	list_for_each_entry(p, &kfdsim_process_list, node) {
+		if (task_tgid_nr(p->lead_thread) == tgid) {
+			kref_get(&p->ref);
+			found = p;
+			break;
+		}
+	}
+	mutex_unlock(&kfdsim_process_list_lock);
+	return found;
 }
 
 /**

@@ -40,6 +40,7 @@
 /* One doorbell slice per process and GPU: two pages of 64-bit doorbells. */
 #define KFDSIM_DOORBELL_SLICE_SIZE	(2 * PAGE_SIZE)
 #define KFDSIM_DOORBELL_ORDER		1
+#define KFDSIM_DOORBELLS_PER_SLICE	(KFDSIM_DOORBELL_SLICE_SIZE / sizeof(u64))
 
 /* Apertures reported by GET_PROCESS_APERTURES_NEW (gfx9 layout). */
 #define KFDSIM_GPUVM_BASE	((u64)PAGE_SIZE)
@@ -106,6 +107,24 @@ struct kfdsim_cache {
 extern const struct kfdsim_asic kfdsim_gfx906;
 
 /**
+ * struct kfdsim_cp - the command processor of one GPU
+ * @thread: the kthread that fetches and executes packets
+ * @lock: protects @queues and the execution state of every queue on it;
+ *        held by @thread while it executes a time slice, so whoever takes
+ *        it knows no packet of any queue of this GPU is mid-execution
+ * @queues: the queues of all processes on this GPU
+ * @wq: @thread sleeps here while no queue may run
+ * @kick: set when a queue may have become runnable
+ */
+struct kfdsim_cp {
+	struct task_struct *thread;
+	struct mutex lock;
+	struct list_head queues;
+	wait_queue_head_t wq;
+	atomic_t kick;
+};
+
+/**
  * struct kfdsim_gpu - one simulated GPU
  * @drm: the DRM device behind /dev/dri/renderD<minor>
  * @index: 0-based position; the topology node is @index + 1
@@ -114,6 +133,7 @@ extern const struct kfdsim_asic kfdsim_gfx906;
  * @vram_size: bytes of simulated VRAM
  * @vram_used: bytes of VRAM currently allocated
  * @unique_id: topology unique_id
+ * @cp: the command processor
  */
 struct kfdsim_gpu {
 	struct drm_device drm;
@@ -123,6 +143,7 @@ struct kfdsim_gpu {
 	u64 vram_size;
 	atomic64_t vram_used;
 	u64 unique_id;
+	struct kfdsim_cp cp;
 };
 
 static inline struct kfdsim_gpu *to_kfdsim_gpu(struct drm_device *drm)
@@ -146,6 +167,7 @@ struct kfdsim_counters {
 	atomic_t pinned_pages;
 	atomic_t vm_ptes;	/* valid GPU page-table entries, all VMs */
 	atomic_t doorbell_slices;
+	atomic_t queues;
 };
 
 extern struct kfdsim_counters kfdsim_counters;
@@ -267,6 +289,26 @@ int kfdsim_kernel_run(struct kfdsim_vm *vm,
 		      struct kfdsim_dispatch_progress *prog, u64 deadline_ns,
 		      struct kfdsim_fault *fault);
 
+/* ---- SDMA engine (kfdsim_sdma.c) ---- */
+
+/**
+ * struct kfdsim_sdma_ctx - what SDMA packets execute against
+ * @vm: the address space
+ * @trap: called for a TRAP packet with its event id
+ * @priv: passed to @trap
+ */
+struct kfdsim_sdma_ctx {
+	struct kfdsim_vm *vm;
+	void (*trap)(void *priv, u32 event_id);
+	void *priv;
+};
+
+/* Longest SDMA packet the engine reads, in dwords. */
+#define KFDSIM_SDMA_MAX_DWORDS	8
+
+int kfdsim_sdma_exec(struct kfdsim_sdma_ctx *ctx, const u32 *dw, u32 ndw,
+		     struct kfdsim_fault *fault);
+
 /* ---- processes (kfd_process.c) ---- */
 
 struct kfdsim_process;
@@ -281,6 +323,9 @@ struct kfdsim_process;
  * @vm: this process's GPU page table on this GPU
  * @doorbells: the doorbell slice (an order-1 allocation), allocated on
  *             first use and freed with the process
+ * @doorbell_used: doorbell slots of the slice taken by queues
+ * @nr_aql: compute queues of this process on this GPU
+ * @nr_sdma: SDMA queues of this process on this GPU
  */
 struct kfdsim_pdd {
 	struct kfdsim_process *p;
@@ -289,6 +334,9 @@ struct kfdsim_pdd {
 	struct idr bo_idr;
 	struct kfdsim_vm vm;
 	struct page *doorbells;
+	DECLARE_BITMAP(doorbell_used, KFDSIM_DOORBELLS_PER_SLICE);
+	unsigned int nr_aql;
+	unsigned int nr_sdma;
 };
 
 /**
@@ -301,6 +349,7 @@ struct kfdsim_pdd {
  * @pdds: per-GPU state, indexed by kfdsim_gpu.index; NULL until used
  * @va_tree: GPU VA ranges of all BOs of the process, to refuse overlaps
  * @queues: queue id -> struct kfdsim_queue, all GPUs
+ * @evict_count: how many evictions are in force; queues run only at 0
  * @events: the process's KFD events (kfd_events.c)
  */
 struct kfdsim_process {
@@ -312,6 +361,7 @@ struct kfdsim_process {
 	struct kfdsim_pdd *pdds[KFDSIM_MAX_GPUS];
 	struct rb_root_cached va_tree;
 	struct idr queues;
+	unsigned int evict_count;
 	struct kfd_event_table events;
 };
 
@@ -338,12 +388,99 @@ struct kfdsim_bo {
 };
 
 struct kfdsim_process *kfd_process_get_current(void);
+struct kfdsim_process *kfd_process_find_pid(pid_t tgid);
 struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle);
 void kfd_process_put(struct kfdsim_process *p);
 struct kfdsim_pdd *kfd_process_pdd(struct kfdsim_process *p,
 				   struct kfdsim_gpu *gpu);
 int kfd_process_doorbells(struct kfdsim_pdd *pdd);
 void kfd_process_teardown_bo(struct kfdsim_bo *bo);
+
+/* ---- queues (kfd_queue.c) and the command processor (kfdsim_cp.c) ---- */
+
+/* The queue stopped on a GPU page fault or a packet it cannot execute. */
+#define KFDSIM_QSTATE_ERROR	BIT(0)
+
+/**
+ * struct kfdsim_queue_state - the saved state of a queue
+ * @rptr: AQL: index of the next packet to run; SDMA: byte offset of the
+ *        next packet (both count up, the ring position is modulo its size)
+ * @progress: how far the AQL dispatch at @rptr got, zero if not started
+ * @flags: KFDSIM_QSTATE_*
+ * @pad: zero
+ *
+ * The simulator's equivalent of an MQD plus control stack: together with the
+ * queue's creation parameters and the process's memory it is everything
+ * needed to continue the queue, on this GPU or another.
+ */
+struct kfdsim_queue_state {
+	u64 rptr;
+	struct kfdsim_dispatch_progress progress;
+	u32 flags;
+	u32 pad;
+};
+
+/**
+ * struct kfdsim_queue - a user-mode queue
+ * @pdd: the process and GPU it runs on
+ * @id: the process-wide queue id
+ * @type: KFD_IOC_QUEUE_TYPE_COMPUTE_AQL or KFD_IOC_QUEUE_TYPE_SDMA(_XGMI)
+ * @ring_va: GPU VA of the ring
+ * @ring_size: bytes, a power of two
+ * @rptr_va: GPU VA where the CP writes the read pointer
+ * @wptr_va: GPU VA of the write pointer (the doorbell is authoritative)
+ * @doorbell: slot index in the process's doorbell slice
+ * @percentage: 0 deactivates the queue
+ * @priority: 0-15, recorded only
+ * @eop_va: recorded for checkpointing only
+ * @eop_size: see @eop_va
+ * @ctx_save_va: see @eop_va
+ * @ctx_save_size: see @eop_va
+ * @ctl_stack_size: see @eop_va
+ * @state: execution state, owned by the CP (protected by its lock)
+ * @evicted: the CP must not run the queue (protected by the CP lock)
+ * @cp_node: on the GPU's CP queue list
+ */
+struct kfdsim_queue {
+	struct kfdsim_pdd *pdd;
+	u32 id;
+	u32 type;
+	u64 ring_va;
+	u32 ring_size;
+	u64 rptr_va;
+	u64 wptr_va;
+	u32 doorbell;
+	u32 percentage;
+	u32 priority;
+	u64 eop_va;
+	u64 eop_size;
+	u64 ctx_save_va;
+	u32 ctx_save_size;
+	u32 ctl_stack_size;
+	struct kfdsim_queue_state state;
+	bool evicted;
+	struct list_head cp_node;
+};
+
+int kfdsim_cp_init(struct kfdsim_gpu *gpu);
+void kfdsim_cp_fini(struct kfdsim_gpu *gpu);
+void kfdsim_cp_add_queue(struct kfdsim_queue *q);
+void kfdsim_cp_remove_queue(struct kfdsim_queue *q);
+void kfdsim_cp_kick(struct kfdsim_gpu *gpu);
+u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q);
+
+/* Device operations for preemption; see Documentation/preemption.rst. */
+int kfdsim_process_evict(struct kfdsim_process *p);
+void kfdsim_process_restore(struct kfdsim_process *p);
+void kfdsim_queue_save_state(struct kfdsim_queue *q,
+			     struct kfdsim_queue_state *st);
+int kfdsim_queue_load_state(struct kfdsim_queue *q,
+			    const struct kfdsim_queue_state *st);
+
+void kfd_queues_destroy_all(struct kfdsim_process *p);
+int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data);
+int kfd_ioctl_destroy_queue(struct kfdsim_process *p, void *data);
+int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data);
 
 /* ---- /dev/kfd (kfd_chardev.c) and topology (kfd_topology.c) ---- */
 

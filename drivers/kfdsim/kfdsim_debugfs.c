@@ -2,9 +2,13 @@
 /*
  * debugfs: /sys/kernel/debug/kfdsim/counters lists the objects alive in the
  * driver and each GPU's VRAM use, one "name value" pair a line, so tests can
- * check that teardown really returned everything.
+ * check that teardown really returned everything. "evict", "restore" and
+ * "queues" expose preemption to tests.
  */
 #include <linux/debugfs.h>
+#include <linux/kstrtox.h>
+#include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 
 #include "kfdsim.h"
@@ -26,6 +30,7 @@ static int kfdsim_counters_show(struct seq_file *m, void *unused)
 	seq_printf(m, "vm_ptes %d\n", atomic_read(&c->vm_ptes));
 	seq_printf(m, "doorbell_slices %d\n",
 		   atomic_read(&c->doorbell_slices));
+	seq_printf(m, "queues %d\n", atomic_read(&c->queues));
 	for (i = 0; i < kfdsim_num_gpus; i++)
 		seq_printf(m, "gpu%u_vram_used %lld\n", i,
 			   atomic64_read(&kfdsim_gpus[i]->vram_used));
@@ -33,11 +38,98 @@ static int kfdsim_counters_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(kfdsim_counters);
 
+/*
+ * Preemption hooks for tests: writing a pid to "evict" evicts that process's
+ * queues, writing it to "restore" undoes one eviction. "queues" lists every
+ * queue with its saved state.
+ */
+static ssize_t kfdsim_evict_write(struct file *file, const char __user *buf,
+				  size_t len, loff_t *ppos, bool evict)
+{
+	struct kfdsim_process *p;
+	int pid, ret;
+
+	ret = kstrtoint_from_user(buf, len, 0, &pid);
+	if (ret)
+		return ret;
+	p = kfd_process_find_pid(pid);
+	if (!p)
+		return -ESRCH;
+
+	mutex_lock(&p->lock);
+	if (evict) {
+		ret = kfdsim_process_evict(p);
+	} else if (!p->evict_count) {
+		ret = -EINVAL;
+	} else {
+		kfdsim_process_restore(p);
+	}
+	mutex_unlock(&p->lock);
+	kfd_process_put(p);
+	return ret ? ret : len;
+}
+
+static ssize_t kfdsim_evict_fop_write(struct file *file,
+				      const char __user *buf, size_t len,
+				      loff_t *ppos)
+{
+	return kfdsim_evict_write(file, buf, len, ppos, true);
+}
+
+static ssize_t kfdsim_restore_fop_write(struct file *file,
+					const char __user *buf, size_t len,
+					loff_t *ppos)
+{
+	return kfdsim_evict_write(file, buf, len, ppos, false);
+}
+
+static const struct file_operations kfdsim_evict_fops = {
+	.owner = THIS_MODULE,
+	.write = kfdsim_evict_fop_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations kfdsim_restore_fops = {
+	.owner = THIS_MODULE,
+	.write = kfdsim_restore_fop_write,
+	.llseek = noop_llseek,
+};
+
+static int kfdsim_queues_show(struct seq_file *m, void *unused)
+{
+	struct kfdsim_queue *q;
+	unsigned int i;
+
+	seq_puts(m, "gpu_id pid queue type rptr iteration next_wg flags evicted\n");
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		struct kfdsim_cp *cp = &kfdsim_gpus[i]->cp;
+
+		mutex_lock(&cp->lock);
+		list_for_each_entry(q, &cp->queues, cp_node)
+			seq_printf(m, "%u %d %u %u %llu %u %u 0x%x %d\n",
+				   kfdsim_gpus[i]->gpu_id,
+				   task_tgid_nr(q->pdd->p->lead_thread), q->id,
+				   q->type, q->state.rptr,
+				   q->state.progress.iteration,
+				   q->state.progress.next_wg, q->state.flags,
+				   q->evicted);
+		mutex_unlock(&cp->lock);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kfdsim_queues);
+
 int kfdsim_debugfs_init(void)
 {
 	kfdsim_debugfs_root = debugfs_create_dir(KFDSIM_DRIVER_NAME, NULL);
 	debugfs_create_file("counters", 0444, kfdsim_debugfs_root, NULL,
 			    &kfdsim_counters_fops);
+	debugfs_create_file("queues", 0444, kfdsim_debugfs_root, NULL,
+			    &kfdsim_queues_fops);
+	debugfs_create_file("evict", 0200, kfdsim_debugfs_root, NULL,
+			    &kfdsim_evict_fops);
+	debugfs_create_file("restore", 0200, kfdsim_debugfs_root, NULL,
+			    &kfdsim_restore_fops);
 	return 0;
 }
 

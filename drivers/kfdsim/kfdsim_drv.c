@@ -136,13 +136,19 @@ static struct kfdsim_gpu *kfdsim_gpu_create(unsigned int index)
 	gpu->gpu_id = kfdsim_make_gpu_id(index);
 	gpu->unique_id = ((u64)hash_32(seed, 32) << 32) | (0x5a000000u + index);
 
-	ret = drm_dev_register(&gpu->drm, 0);
+	ret = kfdsim_cp_init(gpu);
 	if (ret)
 		goto err_devres;
+
+	ret = drm_dev_register(&gpu->drm, 0);
+	if (ret)
+		goto err_cp;
 
 	kfdsim_pdevs[index] = pdev;
 	return gpu;
 
+err_cp:
+	kfdsim_cp_fini(gpu);
 err_devres:
 	devres_release_group(&pdev->dev, NULL);
 err_pdev:
@@ -155,6 +161,7 @@ static void kfdsim_gpu_destroy(unsigned int index)
 	struct platform_device *pdev = kfdsim_pdevs[index];
 
 	drm_dev_unregister(&kfdsim_gpus[index]->drm);
+	kfdsim_cp_fini(kfdsim_gpus[index]);
 	devres_release_group(&pdev->dev, NULL);
 	platform_device_unregister(pdev);
 	kfdsim_pdevs[index] = NULL;

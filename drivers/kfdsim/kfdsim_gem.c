@@ -139,7 +139,9 @@ static const struct vm_operations_struct kfdsim_gem_vm_ops = {
 static int kfdsim_gem_mmap(struct drm_gem_object *obj,
 			   struct vm_area_struct *vma)
 {
-	if (to_kfdsim_gem(obj)->domain == KFDSIM_DOMAIN_USERPTR)
+	/* PFN mappings cannot be copy-on-write; userptr BOs have no offset. */
+	if (to_kfdsim_gem(obj)->domain == KFDSIM_DOMAIN_USERPTR ||
+	    is_cow_mapping(vma->vm_flags))
 		return -EINVAL;
 	vma->vm_flags |= VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);

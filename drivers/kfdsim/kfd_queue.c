@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue ioctls: CREATE_QUEUE, DESTROY_QUEUE, UPDATE_QUEUE.
+ *
+ * A queue is created only once everything it will touch is known to be
+ * GPU-mapped (ring, read and write pointers), so it cannot fault at birth.
+ * Queue ids are process-wide, doorbell slots are per process and GPU.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kfd_ioctl.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "kfdsim.h"
+
+/* Upstream's per-process queue id space. */
+#define KFD_MAX_QUEUES_PER_PROCESS	1024
+#define KFD_MAX_RING_SIZE		(1U << 30)
+
+#define kfd_reject(fmt, ...) \
+	pr_info_ratelimited("pid %d: " fmt, task_tgid_nr(current), \
+			    ##__VA_ARGS__)
+
+static bool kfd_queue_is_sdma(u32 type)
+{
+	return type == KFD_IOC_QUEUE_TYPE_SDMA ||
+	       type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI;
+}
+
+static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
+				u32 ring_size, const char *op)
+{
+	if (!ring_va || ring_size < KFD_MIN_QUEUE_RING_SIZE ||
+	    ring_size > KFD_MAX_RING_SIZE || !is_power_of_2(ring_size)) {
+		kfd_reject("%s: ring 0x%llx size %u (want a power of two >= %u)\n",
+			   op, ring_va, ring_size, KFD_MIN_QUEUE_RING_SIZE);
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(ring_va, KFDSIM_AQL_PACKET_SIZE) ||
+	    !kfdsim_vm_is_mapped(&pdd->vm, ring_va, ring_size, false)) {
+		kfd_reject("%s: ring 0x%llx size %u not aligned or not GPU-mapped on gpu %u\n",
+			   op, ring_va, ring_size, pdd->gpu->gpu_id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int kfd_queue_check_args(struct kfdsim_pdd *pdd,
+				struct kfd_ioctl_create_queue_args *args)
+{
+	u32 type = args->queue_type;
+	int ret;
+
+	if (type == KFD_IOC_QUEUE_TYPE_COMPUTE) {
+		kfd_reject("CREATE_QUEUE: PM4 compute queues are not simulated\n");
+		return -EOPNOTSUPP;
+	}
+	if (type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL && !kfd_queue_is_sdma(type)) {
+		kfd_reject("CREATE_QUEUE: unknown queue type %u\n", type);
+		return -EINVAL;
+	}
+	if (args->queue_percentage > KFD_MAX_QUEUE_PERCENTAGE ||
+	    args->queue_priority > KFD_MAX_QUEUE_PRIORITY) {
+		kfd_reject("CREATE_QUEUE: percentage %u or priority %u out of range\n",
+			   args->queue_percentage, args->queue_priority);
+		return -EINVAL;
+	}
+	ret = kfd_queue_check_ring(pdd, args->ring_base_address,
+				   args->ring_size, "CREATE_QUEUE");
+	if (ret)
+		return ret;
+	if (!IS_ALIGNED(args->read_pointer_address, sizeof(u64)) ||
+	    !IS_ALIGNED(args->write_pointer_address, sizeof(u64)) ||
+	    !kfdsim_vm_is_mapped(&pdd->vm, args->read_pointer_address,
+				 sizeof(u64), true) ||
+	    !kfdsim_vm_is_mapped(&pdd->vm, args->write_pointer_address,
+				 sizeof(u64), false)) {
+		kfd_reject("CREATE_QUEUE: rptr 0x%llx / wptr 0x%llx not aligned or not GPU-mapped\n",
+			   args->read_pointer_address,
+			   args->write_pointer_address);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Reserve a hardware slot of the queue's kind; upstream's errno is -ENOMEM. */
+static int kfd_queue_take_slot(struct kfdsim_pdd *pdd, u32 type)
+{
+	const struct kfdsim_asic *asic = pdd->gpu->asic;
+
+	if (kfd_queue_is_sdma(type)) {
+		if (pdd->nr_sdma >= asic->num_sdma_engines *
+				    asic->num_sdma_queues_per_engine)
+			return -ENOMEM;
+		pdd->nr_sdma++;
+	} else {
+		if (pdd->nr_aql >= asic->num_cp_queues)
+			return -ENOMEM;
+		pdd->nr_aql++;
+	}
+	return 0;
+}
+
+static void kfd_queue_put_slot(struct kfdsim_pdd *pdd, u32 type)
+{
+	if (kfd_queue_is_sdma(type))
+		pdd->nr_sdma--;
+	else
+		pdd->nr_aql--;
+}
+
+int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_create_queue_args *args = data;
+	struct kfdsim_pdd *pdd;
+	struct kfdsim_queue *q;
+	u64 *slice;
+	int ret, id, db;
+
+	pdd = kfd_process_pdd(p, kfdsim_gpu_by_id(args->gpu_id));
+	if (!pdd) {
+		kfd_reject("CREATE_QUEUE: no GPU with gpu_id %u\n", args->gpu_id);
+		return -EINVAL;
+	}
+
+	mutex_lock(&p->lock);
+	if (!pdd->drm_file) {
+		kfd_reject("CREATE_QUEUE: gpu_id %u has no VM\n", args->gpu_id);
+		ret = -ESRCH;
+		goto out_unlock;
+	}
+	ret = kfd_queue_check_args(pdd, args);
+	if (ret)
+		goto out_unlock;
+	ret = kfd_process_doorbells(pdd);
+	if (ret)
+		goto out_unlock;
+	ret = kfd_queue_take_slot(pdd, args->queue_type);
+	if (ret) {
+		kfd_reject("CREATE_QUEUE: gpu %u has no free queue of type %u\n",
+			   args->gpu_id, args->queue_type);
+		goto out_unlock;
+	}
+	db = find_first_zero_bit(pdd->doorbell_used,
+				 KFDSIM_DOORBELLS_PER_SLICE);
+	if (db >= KFDSIM_DOORBELLS_PER_SLICE) {
+		ret = -ENOMEM;
+		goto err_slot;
+	}
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q) {
+		ret = -ENOMEM;
+		goto err_slot;
+	}
+	id = idr_alloc(&p->queues, q, 0, KFD_MAX_QUEUES_PER_PROCESS,
+		       GFP_KERNEL);
+	if (id < 0) {
+		ret = id == -ENOSPC ? -ENOMEM : id;
+		goto err_free;
+	}
+
+	q->pdd = pdd;
+	q->id = id;
+	q->type = args->queue_type;
+	q->ring_va = args->ring_base_address;
+	q->ring_size = args->ring_size;
+	q->rptr_va = args->read_pointer_address;
+	q->wptr_va = args->write_pointer_address;
+	q->doorbell = db;
+	q->percentage = args->queue_percentage;
+	q->priority = args->queue_priority;
+	q->eop_va = args->eop_buffer_address;
+	q->eop_size = args->eop_buffer_size;
+	q->ctx_save_va = args->ctx_save_restore_address;
+	q->ctx_save_size = args->ctx_save_restore_size;
+	q->ctl_stack_size = args->ctl_stack_size;
+	q->evicted = p->evict_count > 0;
+	__set_bit(db, pdd->doorbell_used);
+
+	/* A stale value from an earlier queue in this slot means nothing. */
+	slice = page_address(pdd->doorbells);
+	WRITE_ONCE(slice[db], 0);
+	kfdsim_cp_add_queue(q);
+	atomic_inc(&kfdsim_counters.queues);
+
+	args->queue_id = id;
+	args->doorbell_offset = KFD_MMAP_TYPE_DOORBELL |
+				KFD_MMAP_GPU_ID(pdd->gpu->gpu_id) |
+				(u64)db * sizeof(u64);
+	mutex_unlock(&p->lock);
+	return 0;
+
+err_free:
+	kfree(q);
+err_slot:
+	kfd_queue_put_slot(pdd, args->queue_type);
+out_unlock:
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+static void kfd_queue_destroy(struct kfdsim_process *p, struct kfdsim_queue *q)
+{
+	kfdsim_cp_remove_queue(q);
+	idr_remove(&p->queues, q->id);
+	__clear_bit(q->doorbell, q->pdd->doorbell_used);
+	kfd_queue_put_slot(q->pdd, q->type);
+	kfree(q);
+	atomic_dec(&kfdsim_counters.queues);
+}
+
+int kfd_ioctl_destroy_queue(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_destroy_queue_args *args = data;
+	struct kfdsim_queue *q;
+	int ret = 0;
+
+	if (args->pad)
+		return -EINVAL;
+	mutex_lock(&p->lock);
+	q = idr_find(&p->queues, args->queue_id);
+	if (q) {
+		kfd_queue_destroy(p, q);
+	} else {
+		kfd_reject("DESTROY_QUEUE: no queue %u\n", args->queue_id);
+		ret = -EINVAL;
+	}
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+/* Process teardown: stop and free every queue before memory goes away. */
+void kfd_queues_destroy_all(struct kfdsim_process *p)
+{
+	struct kfdsim_queue *q;
+	int id;
+
+	idr_for_each_entry(&p->queues, q, id)
+		kfd_queue_destroy(p, q);
+	idr_destroy(&p->queues);
+}
+
+int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_update_queue_args *args = data;
+	struct kfdsim_queue *q;
+	struct kfdsim_cp *cp;
+	int ret;
+
+	if (args->queue_percentage > KFD_MAX_QUEUE_PERCENTAGE ||
+	    args->queue_priority > KFD_MAX_QUEUE_PRIORITY) {
+		kfd_reject("UPDATE_QUEUE: percentage %u or priority %u out of range\n",
+			   args->queue_percentage, args->queue_priority);
+		return -EINVAL;
+	}
+
+	mutex_lock(&p->lock);
+	q = idr_find(&p->queues, args->queue_id);
+	if (!q) {
+		kfd_reject("UPDATE_QUEUE: no queue %u\n", args->queue_id);
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = kfd_queue_check_ring(q->pdd, args->ring_base_address,
+				   args->ring_size, "UPDATE_QUEUE");
+	if (ret)
+		goto out_unlock;
+
+	cp = &q->pdd->gpu->cp;
+	mutex_lock(&cp->lock);
+	q->ring_va = args->ring_base_address;
+	q->ring_size = args->ring_size;
+	q->percentage = args->queue_percentage;
+	q->priority = args->queue_priority;
+	mutex_unlock(&cp->lock);
+	kfdsim_cp_kick(q->pdd->gpu);
+out_unlock:
+	mutex_unlock(&p->lock);
+	return ret;
+}

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command processor of a simulated GPU.
+ *
+ * One kthread per GPU walks the GPU's queues round-robin. For each runnable
+ * queue it compares the read pointer with the write pointer the process
+ * published (doorbell, and for AQL also the write index in memory), fetches
+ * packets from the ring through the process's GPU page table and executes
+ * them, for at most one time slice per queue per round.
+ *
+ * Doorbell writes are plain memory writes the CPU cannot trap, so the thread
+ * polls, backing off from KFDSIM_CP_POLL_MIN_US to KFDSIM_CP_POLL_MAX_US while
+ * nothing happens, and sleeps without polling while no queue may run at all.
+ *
+ * The thread holds cp->lock for each round, so anyone who takes the lock
+ * knows no packet is mid-execution; a round is bounded by the slices (the
+ * kernels and the SDMA engine stop at a workgroup or packet boundary once
+ * the slice's deadline passed), which bounds how long eviction waits.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/kfd_ioctl.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+
+#include "kfdsim.h"
+
+#define KFDSIM_CP_SLICE_NS	(2 * NSEC_PER_MSEC)
+#define KFDSIM_CP_POLL_MIN_US	50
+#define KFDSIM_CP_POLL_MAX_US	4000
+/* A round this much longer than its slices means a stuck workgroup. */
+#define KFDSIM_CP_OVERRUN_NS	(200 * NSEC_PER_MSEC)
+
+enum kfdsim_run {
+	KFDSIM_RUN_IDLE,	/* nothing to do, or waiting on something */
+	KFDSIM_RUN_BUSY,	/* made progress, more may follow */
+};
+
+static bool kfdsim_queue_runnable(const struct kfdsim_queue *q)
+{
+	return !q->evicted && q->percentage &&
+	       !(q->state.flags & KFDSIM_QSTATE_ERROR);
+}
+
+u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q)
+{
+	u64 *slice = page_address(q->pdd->doorbells);
+
+	return READ_ONCE(slice[q->doorbell]);
+}
+
+/* Stop @q for good: a GPU page fault or a packet it cannot execute. */
+static enum kfdsim_run kfdsim_queue_error(struct kfdsim_queue *q, int err,
+					  const struct kfdsim_fault *fault)
+{
+	struct kfdsim_process *p = q->pdd->p;
+	u32 gpu_id = q->pdd->gpu->gpu_id;
+
+	q->state.flags |= KFDSIM_QSTATE_ERROR;
+	if (err == -EFAULT) {
+		pr_info_ratelimited("gpu %u queue %u: GPU page fault at 0x%llx (%s%s), queue stopped\n",
+				    gpu_id, q->id, fault->va,
+				    fault->write ? "write" : "read",
+				    fault->read_only ? " to read-only page" : "");
+		kfd_signal_memory_exception(p, gpu_id, fault);
+	} else {
+		pr_info_ratelimited("gpu %u queue %u: bad packet at rptr 0x%llx (%d), queue stopped\n",
+				    gpu_id, q->id, q->state.rptr, err);
+	}
+	return KFDSIM_RUN_IDLE;
+}
+
+/*
+ * Completing a packet with a signal: decrement its value and, if it names an
+ * event mailbox, post the event id there and fire the event.
+ */
+static int kfdsim_signal_complete(struct kfdsim_queue *q, u64 sig,
+				  struct kfdsim_fault *fault)
+{
+	struct kfdsim_vm *vm = &q->pdd->vm;
+	struct kfdsim_signal s;
+	u64 id;
+	s64 old;
+	int ret;
+
+	if (!sig)
+		return 0;
+	ret = kfdsim_vm_atomic_add64(vm, sig + offsetof(struct kfdsim_signal,
+							value),
+				     -1, &old, fault);
+	if (ret)
+		return ret;
+	ret = kfdsim_vm_read(vm, sig, &s, sizeof(s), fault);
+	if (ret)
+		return ret;
+	if (!s.event_mailbox_ptr)
+		return 0;
+	id = s.event_id;
+	ret = kfdsim_vm_write(vm, s.event_mailbox_ptr, &id, sizeof(id), fault);
+	if (ret)
+		return ret;
+	kfd_signal_event_from_gpu(q->pdd->p, s.event_id);
+	return 0;
+}
+
+/* Is a barrier packet's condition met? */
+static int kfdsim_barrier_ready(struct kfdsim_queue *q,
+				const struct kfdsim_aql_barrier *b, bool any,
+				struct kfdsim_fault *fault)
+{
+	unsigned int i, used = 0;
+	s64 value;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(b->dep_signal); i++) {
+		if (!b->dep_signal[i])
+			continue;
+		used++;
+		ret = kfdsim_vm_read(&q->pdd->vm, b->dep_signal[i] +
+				     offsetof(struct kfdsim_signal, value),
+				     &value, sizeof(value), fault);
+		if (ret)
+			return ret;
+		if (any && !value)
+			return 1;
+		if (!any && value)
+			return 0;
+	}
+	/* AND of nothing is true; OR of nothing is true as well (HSA). */
+	return !any || !used;
+}
+
+static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
+{
+	struct kfdsim_vm *vm = &q->pdd->vm;
+	u64 entries = q->ring_size / KFDSIM_AQL_PACKET_SIZE;
+	enum kfdsim_run run = KFDSIM_RUN_IDLE;
+	struct kfdsim_fault fault;
+	union {
+		u16 header;
+		struct kfdsim_aql_dispatch dispatch;
+		struct kfdsim_aql_barrier barrier;
+	} pkt;
+	u64 wptr, mem_wptr, sig;
+	int ret;
+
+	/* The doorbell and the in-memory write index: whichever is ahead. */
+	wptr = kfdsim_queue_doorbell_value(q);
+	ret = kfdsim_vm_read(vm, q->wptr_va, &mem_wptr, sizeof(mem_wptr),
+			     &fault);
+	if (ret)
+		return kfdsim_queue_error(q, ret, &fault);
+	wptr = max(wptr, mem_wptr);
+
+	while (q->state.rptr < wptr) {
+		if (run == KFDSIM_RUN_BUSY && ktime_get_ns() >= deadline)
+			return run;
+		ret = kfdsim_vm_read(vm, q->ring_va +
+				     (q->state.rptr % entries) *
+				     KFDSIM_AQL_PACKET_SIZE,
+				     &pkt, sizeof(pkt), &fault);
+		if (ret)
+			return kfdsim_queue_error(q, ret, &fault);
+
+		switch (pkt.header & KFDSIM_AQL_HEADER_TYPE_MASK) {
+		case KFDSIM_AQL_TYPE_INVALID:
+			/* Reserved, not yet published: wait for the header. */
+			return run;
+		case KFDSIM_AQL_TYPE_KERNEL_DISPATCH:
+			ret = kfdsim_kernel_run(vm, &pkt.dispatch,
+						&q->state.progress, deadline,
+						&fault);
+			if (ret == -EAGAIN)
+				return KFDSIM_RUN_BUSY;
+			sig = pkt.dispatch.completion_signal;
+			break;
+		case KFDSIM_AQL_TYPE_BARRIER_AND:
+		case KFDSIM_AQL_TYPE_BARRIER_OR:
+			ret = kfdsim_barrier_ready(q, &pkt.barrier,
+						   (pkt.header & 0xff) ==
+						   KFDSIM_AQL_TYPE_BARRIER_OR,
+						   &fault);
+			if (!ret)
+				return run;	/* blocked on its signals */
+			if (ret > 0)
+				ret = 0;
+			sig = pkt.barrier.completion_signal;
+			break;
+		default:
+			ret = -ENOEXEC;
+			break;
+		}
+		if (!ret)
+			ret = kfdsim_signal_complete(q, sig, &fault);
+		if (ret)
+			return kfdsim_queue_error(q, ret, &fault);
+
+		/* Packets complete in order, which honours the barrier bit. */
+		q->state.rptr++;
+		q->state.progress = (struct kfdsim_dispatch_progress){};
+		ret = kfdsim_vm_write(vm, q->rptr_va, &q->state.rptr,
+				      sizeof(q->state.rptr), &fault);
+		if (ret)
+			return kfdsim_queue_error(q, ret, &fault);
+		run = KFDSIM_RUN_BUSY;
+	}
+	return run;
+}
+
+static void kfdsim_sdma_trap(void *priv, u32 event_id)
+{
+	struct kfdsim_queue *q = priv;
+
+	kfd_signal_event_from_gpu(q->pdd->p, event_id);
+}
+
+/* Read up to @ndw dwords of the ring at byte position @pos, wrapping. */
+static int kfdsim_sdma_fetch(struct kfdsim_queue *q, u64 pos, u32 *dw,
+			     u32 ndw, struct kfdsim_fault *fault)
+{
+	u32 off = pos & (q->ring_size - 1);
+	u32 first = min_t(u32, ndw, (q->ring_size - off) / sizeof(u32));
+	int ret;
+
+	ret = kfdsim_vm_read(&q->pdd->vm, q->ring_va + off, dw,
+			     first * sizeof(u32), fault);
+	if (ret || first == ndw)
+		return ret;
+	return kfdsim_vm_read(&q->pdd->vm, q->ring_va, dw + first,
+			      (ndw - first) * sizeof(u32), fault);
+}
+
+static enum kfdsim_run kfdsim_run_sdma(struct kfdsim_queue *q, u64 deadline)
+{
+	struct kfdsim_sdma_ctx ctx = {
+		.vm = &q->pdd->vm,
+		.trap = kfdsim_sdma_trap,
+		.priv = q,
+	};
+	enum kfdsim_run run = KFDSIM_RUN_IDLE;
+	u32 dw[KFDSIM_SDMA_MAX_DWORDS];
+	struct kfdsim_fault fault;
+	u64 wptr, avail;
+	u32 ndw;
+	int ret;
+
+	wptr = kfdsim_queue_doorbell_value(q);
+	if (!IS_ALIGNED(wptr, sizeof(u32)))
+		return kfdsim_queue_error(q, -ENOEXEC, &fault);
+
+	while (q->state.rptr < wptr) {
+		if (run == KFDSIM_RUN_BUSY && ktime_get_ns() >= deadline)
+			return run;
+		avail = (wptr - q->state.rptr) / sizeof(u32);
+		ndw = min_t(u64, avail, KFDSIM_SDMA_MAX_DWORDS);
+		ret = kfdsim_sdma_fetch(q, q->state.rptr, dw, ndw, &fault);
+		if (!ret)
+			ret = kfdsim_sdma_exec(&ctx, dw, ndw, &fault);
+		if (ret == -EAGAIN || (ret > 0 && ret > avail))
+			return run;	/* packet not fully written yet */
+		if (ret < 0)
+			return kfdsim_queue_error(q, ret, &fault);
+
+		q->state.rptr += ret * sizeof(u32);
+		ret = kfdsim_vm_write(ctx.vm, q->rptr_va, &q->state.rptr,
+				      sizeof(q->state.rptr), &fault);
+		if (ret)
+			return kfdsim_queue_error(q, ret, &fault);
+		run = KFDSIM_RUN_BUSY;
+	}
+	return run;
+}
+
+static enum kfdsim_run kfdsim_run_queue(struct kfdsim_queue *q)
+{
+	u64 deadline = ktime_get_ns() + KFDSIM_CP_SLICE_NS;
+
+	if (q->type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL)
+		return kfdsim_run_aql(q, deadline);
+	return kfdsim_run_sdma(q, deadline);
+}
+
+/* One round over all queues; returns whether any queue may run. */
+static bool kfdsim_cp_round(struct kfdsim_gpu *gpu, bool *busy)
+{
+	struct kfdsim_cp *cp = &gpu->cp;
+	struct kfdsim_queue *q;
+	bool runnable = false;
+	u64 start, slices = 0;
+
+	mutex_lock(&cp->lock);
+	start = ktime_get_ns();
+	list_for_each_entry(q, &cp->queues, cp_node) {
+		if (!kfdsim_queue_runnable(q))
+			continue;
+		runnable = true;
+		slices += KFDSIM_CP_SLICE_NS;
+		if (kfdsim_run_queue(q) == KFDSIM_RUN_BUSY)
+			*busy = true;
+	}
+	if (ktime_get_ns() - start > slices + KFDSIM_CP_OVERRUN_NS)
+		pr_warn_ratelimited("gpu %u: a round took %llu ms, a workgroup is too large to preempt quickly\n",
+				    gpu->gpu_id,
+				    (ktime_get_ns() - start) / NSEC_PER_MSEC);
+	mutex_unlock(&cp->lock);
+	return runnable;
+}
+
+static int kfdsim_cp_thread(void *data)
+{
+	struct kfdsim_gpu *gpu = data;
+	struct kfdsim_cp *cp = &gpu->cp;
+	unsigned int poll_us = KFDSIM_CP_POLL_MIN_US;
+	bool busy;
+
+	while (!kthread_should_stop()) {
+		busy = false;
+		atomic_set(&cp->kick, 0);
+		if (!kfdsim_cp_round(gpu, &busy)) {
+			/* Nothing may run: sleep until a queue changes. */
+			wait_event_idle(cp->wq, kthread_should_stop() ||
+					atomic_read(&cp->kick));
+			poll_us = KFDSIM_CP_POLL_MIN_US;
+			continue;
+		}
+		if (busy) {
+			poll_us = KFDSIM_CP_POLL_MIN_US;
+			cond_resched();
+			continue;
+		}
+		if (!atomic_read(&cp->kick))
+			usleep_range_state(poll_us, 2 * poll_us, TASK_IDLE);
+		poll_us = min(2 * poll_us, KFDSIM_CP_POLL_MAX_US);
+	}
+	return 0;
+}
+
+void kfdsim_cp_kick(struct kfdsim_gpu *gpu)
+{
+	atomic_set(&gpu->cp.kick, 1);
+	wake_up(&gpu->cp.wq);
+}
+
+int kfdsim_cp_init(struct kfdsim_gpu *gpu)
+{
+	struct kfdsim_cp *cp = &gpu->cp;
+
+	mutex_init(&cp->lock);
+	INIT_LIST_HEAD(&cp->queues);
+	init_waitqueue_head(&cp->wq);
+	atomic_set(&cp->kick, 0);
+	cp->thread = kthread_run(kfdsim_cp_thread, gpu, "kfdsim_cp%u",
+				 gpu->index);
+	if (IS_ERR(cp->thread)) {
+		mutex_destroy(&cp->lock);
+		return PTR_ERR(cp->thread);
+	}
+	return 0;
+}
+
+/* Every process is gone by now, so the queue list is empty. */
+void kfdsim_cp_fini(struct kfdsim_gpu *gpu)
+{
+	kthread_stop(gpu->cp.thread);
+	WARN_ON(!list_empty(&gpu->cp.queues));
+	mutex_destroy(&gpu->cp.lock);
+}
+
+void kfdsim_cp_add_queue(struct kfdsim_queue *q)
+{
+	struct kfdsim_gpu *gpu = q->pdd->gpu;
+
+	mutex_lock(&gpu->cp.lock);
+	list_add_tail(&q->cp_node, &gpu->cp.queues);
+	mutex_unlock(&gpu->cp.lock);
+	kfdsim_cp_kick(gpu);
+}
+
+/* Returns once the CP no longer runs @q; it may then be freed. */
+void kfdsim_cp_remove_queue(struct kfdsim_queue *q)
+{
+	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
+
+	mutex_lock(&cp->lock);
+	list_del(&q->cp_node);
+	mutex_unlock(&cp->lock);
+}
+
+static void kfdsim_queue_set_evicted(struct kfdsim_queue *q, bool evicted)
+{
+	struct kfdsim_gpu *gpu = q->pdd->gpu;
+
+	mutex_lock(&gpu->cp.lock);
+	q->evicted = evicted;
+	mutex_unlock(&gpu->cp.lock);
+	if (!evicted)
+		kfdsim_cp_kick(gpu);
+}
+
+/**
+ * kfdsim_process_evict - stop all queues of a process
+ * @p: the process; its lock must be held
+ *
+ * Evictions nest: the queues run again after as many restores. On return
+ * no queue of @p is executing and none will until the matching restore;
+ * each queue's saved state is consistent (the packet at its rptr either not
+ * started, or stopped at a workgroup boundary recorded in its progress).
+ * The wait is bounded by one CP round per GPU.
+ *
+ * Return: 0.
+ */
+int kfdsim_process_evict(struct kfdsim_process *p)
+{
+	struct kfdsim_queue *q;
+	int id;
+
+	lockdep_assert_held(&p->lock);
+	if (p->evict_count++)
+		return 0;
+	idr_for_each_entry(&p->queues, q, id)
+		kfdsim_queue_set_evicted(q, true);
+	return 0;
+}
+
+/**
+ * kfdsim_process_restore - undo one kfdsim_process_evict()
+ * @p: the process; its lock must be held
+ */
+void kfdsim_process_restore(struct kfdsim_process *p)
+{
+	struct kfdsim_queue *q;
+	int id;
+
+	lockdep_assert_held(&p->lock);
+	if (WARN_ON(!p->evict_count) || --p->evict_count)
+		return;
+	idr_for_each_entry(&p->queues, q, id)
+		kfdsim_queue_set_evicted(q, false);
+}
+
+/**
+ * kfdsim_queue_save_state - copy out the state of an evicted queue
+ * @q: the queue; its process must be evicted
+ * @st: receives the state
+ */
+void kfdsim_queue_save_state(struct kfdsim_queue *q,
+			     struct kfdsim_queue_state *st)
+{
+	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
+
+	WARN_ON(!q->evicted);
+	mutex_lock(&cp->lock);
+	*st = q->state;
+	mutex_unlock(&cp->lock);
+}
+
+/**
+ * kfdsim_queue_load_state - replace the state of an evicted queue
+ * @q: the queue; its process must be evicted
+ * @st: the state, validated here
+ *
+ * Return: 0, or -EINVAL for unknown flags or nonzero padding.
+ */
+int kfdsim_queue_load_state(struct kfdsim_queue *q,
+			    const struct kfdsim_queue_state *st)
+{
+	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
+
+	if (st->pad || (st->flags & ~KFDSIM_QSTATE_ERROR))
+		return -EINVAL;
+	if (q->type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL &&
+	    (st->progress.iteration || st->progress.next_wg ||
+	     !IS_ALIGNED(st->rptr, sizeof(u32))))
+		return -EINVAL;
+	WARN_ON(!q->evicted);
+	mutex_lock(&cp->lock);
+	q->state = *st;
+	mutex_unlock(&cp->lock);
+	return 0;
+}
