@@ -61,7 +61,7 @@ static int kfd_ioctl_get_clock_counters(struct kfdsim_process *p, void *data)
 
 	if (args->pad)
 		return -EINVAL;
-	args->gpu_clock_counter = kfdsim_gpu_by_id(args->gpu_id) ?
+	args->gpu_clock_counter = kfd_process_pdd_by_id(p, args->gpu_id) ?
 		div_u64(now, KFDSIM_GPU_CLOCK_DIVIDER) : 0;
 	args->cpu_clock_counter = now;
 	args->system_clock_counter = ktime_get_boottime_ns();
@@ -74,26 +74,30 @@ static int kfd_ioctl_get_apertures_new(struct kfdsim_process *p, void *data)
 	struct kfd_ioctl_get_process_apertures_new_args *args = data;
 	struct kfd_process_device_apertures __user *uap;
 	struct kfd_process_device_apertures ap = {};
-	unsigned int i, n;
+	unsigned int i, n = 0, visible = 0;
 
 	if (args->pad)
 		return -EINVAL;
+	for (i = 0; i < kfdsim_num_gpus; i++)
+		if (p->pdds[i]->user_gpu_id)
+			visible++;
 	if (!args->num_of_nodes) {
-		args->num_of_nodes = kfdsim_num_gpus;
+		args->num_of_nodes = visible;
 		return 0;
 	}
 
 	uap = u64_to_user_ptr(args->kfd_process_device_apertures_ptr);
-	n = min(args->num_of_nodes, kfdsim_num_gpus);
-	for (i = 0; i < n; i++) {
-		ap.gpu_id = kfdsim_gpus[i]->gpu_id;
+	for (i = 0; i < kfdsim_num_gpus && n < args->num_of_nodes; i++) {
+		if (!p->pdds[i]->user_gpu_id)
+			continue;
+		ap.gpu_id = p->pdds[i]->user_gpu_id;
 		ap.lds_base = KFDSIM_LDS_BASE;
 		ap.lds_limit = KFDSIM_LDS_BASE + KFDSIM_APERTURE_SPAN;
 		ap.scratch_base = KFDSIM_SCRATCH_BASE;
 		ap.scratch_limit = KFDSIM_SCRATCH_BASE + KFDSIM_APERTURE_SPAN;
 		ap.gpuvm_base = KFDSIM_GPUVM_BASE;
 		ap.gpuvm_limit = KFDSIM_GPUVM_LIMIT;
-		if (copy_to_user(&uap[i], &ap, sizeof(ap)))
+		if (copy_to_user(&uap[n++], &ap, sizeof(ap)))
 			return -EFAULT;
 	}
 	args->num_of_nodes = n;
@@ -216,7 +220,7 @@ static const struct vm_operations_struct kfd_doorbell_vm_ops = {
 static int kfd_mmap_doorbells(struct kfdsim_process *p, u32 gpu_id,
 			      struct vm_area_struct *vma)
 {
-	struct kfdsim_pdd *pdd = kfd_process_pdd(p, kfdsim_gpu_by_id(gpu_id));
+	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, gpu_id);
 	int ret;
 
 	if (!pdd)

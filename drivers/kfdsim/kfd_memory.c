@@ -45,8 +45,7 @@
 int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
 {
 	struct kfd_ioctl_acquire_vm_args *args = data;
-	struct kfdsim_gpu *gpu = kfdsim_gpu_by_id(args->gpu_id);
-	struct kfdsim_pdd *pdd = kfd_process_pdd(p, gpu);
+	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
 	struct drm_file *dfile;
 	struct file *filp;
 	int ret = 0;
@@ -65,7 +64,7 @@ int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
 		goto out_put;
 	}
 	dfile = filp->private_data;
-	if (to_kfdsim_gpu(dfile->minor->dev) != gpu) {
+	if (to_kfdsim_gpu(dfile->minor->dev) != pdd->gpu) {
 		kfd_reject("ACQUIRE_VM: fd %u belongs to another GPU than %u\n",
 			   args->drm_fd, args->gpu_id);
 		ret = -EINVAL;
@@ -90,10 +89,10 @@ out_put:
 
 struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle)
 {
-	struct kfdsim_gpu *gpu = kfdsim_gpu_by_id(KFDSIM_HANDLE_GPU_ID(handle));
-	struct kfdsim_pdd *pdd = kfd_process_pdd(p, gpu);
+	struct kfdsim_pdd *pdd;
 
 	lockdep_assert_held(&p->lock);
+	pdd = kfd_process_pdd_by_id(p, KFDSIM_HANDLE_GPU_ID(handle));
 	if (!pdd)
 		return NULL;
 	return idr_find(&pdd->bo_idr, KFDSIM_HANDLE_ID(handle));
@@ -184,8 +183,7 @@ static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
 int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args *args = data;
-	struct kfdsim_gpu *gpu = kfdsim_gpu_by_id(args->gpu_id);
-	struct kfdsim_pdd *pdd = kfd_process_pdd(p, gpu);
+	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
 	u64 last = args->va_addr + args->size - 1;
 	struct kfdsim_bo *bo;
 	int ret, id;
@@ -238,10 +236,10 @@ int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data)
 	interval_tree_insert(&bo->va_node, &p->va_tree);
 	atomic_inc(&kfdsim_counters.bos);
 
-	args->handle = KFDSIM_HANDLE(gpu->gpu_id, id);
+	args->handle = KFDSIM_HANDLE(pdd->user_gpu_id, id);
 	if (args->flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
 		args->mmap_offset = KFD_MMAP_TYPE_DOORBELL |
-				    KFD_MMAP_GPU_ID(gpu->gpu_id);
+				    KFD_MMAP_GPU_ID(pdd->user_gpu_id);
 	else if (!(args->flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR))
 		args->mmap_offset =
 			drm_vma_node_offset_addr(&bo->gem->base.vma_node);
@@ -335,7 +333,7 @@ static int kfd_map_targets(struct kfdsim_process *p, const char *op,
 
 	*mask = 0;
 	for (i = n_success; i < n_devices; i++) {
-		pdd = kfd_process_pdd(p, kfdsim_gpu_by_id(ids[i]));
+		pdd = kfd_process_pdd_by_id(p, ids[i]);
 		if (!pdd) {
 			kfd_reject("%s: no GPU with gpu_id %u\n", op, ids[i]);
 			ret = -EINVAL;
@@ -437,11 +435,13 @@ out_unlock:
 int kfd_ioctl_available_memory(struct kfdsim_process *p, void *data)
 {
 	struct kfd_ioctl_get_available_memory_args *args = data;
-	struct kfdsim_gpu *gpu = kfdsim_gpu_by_id(args->gpu_id);
+	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	struct kfdsim_gpu *gpu;
 	s64 used;
 
-	if (!gpu || args->pad)
+	if (!pdd || args->pad)
 		return -EINVAL;
+	gpu = pdd->gpu;
 	used = atomic64_read(&gpu->vram_used);
 	args->available = gpu->vram_size - min_t(u64, used, gpu->vram_size);
 	return 0;

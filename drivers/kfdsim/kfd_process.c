@@ -35,6 +35,7 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
 		return NULL;
 	pdd->p = p;
 	pdd->gpu = gpu;
+	pdd->user_gpu_id = gpu->gpu_id;
 	/* Handle ids start at 1 so a zeroed handle never names a BO. */
 	idr_init_base(&pdd->bo_idr, 1);
 	kfdsim_vm_init(&pdd->vm);
@@ -219,16 +220,26 @@ struct kfdsim_process *kfd_process_find_pid(pid_t tgid)
 }
 
 /**
- * kfd_process_pdd - the process's state on @gpu
+ * kfd_process_pdd_by_id - the process's state on the GPU it calls @gpu_id
  * @p: the process
- * @gpu: the GPU, or NULL
+ * @gpu_id: a gpu_id as the process knows it
  *
- * Return: the pdd, or NULL when @gpu is NULL.
+ * A restored process keeps the gpu_ids of the node it was checkpointed on;
+ * each pdd records the id its process uses, and every gpu_id that crosses
+ * the uAPI is translated here (and back with pdd->user_gpu_id).
+ *
+ * Return: the pdd, or NULL if the process has no GPU of that id.
  */
-struct kfdsim_pdd *kfd_process_pdd(struct kfdsim_process *p,
-				   struct kfdsim_gpu *gpu)
+struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p, u32 gpu_id)
 {
-	return gpu ? p->pdds[gpu->index] : NULL;
+	unsigned int i;
+
+	if (!gpu_id)
+		return NULL;
+	for (i = 0; i < kfdsim_num_gpus; i++)
+		if (p->pdds[i]->user_gpu_id == gpu_id)
+			return p->pdds[i];
+	return NULL;
 }
 
 /**

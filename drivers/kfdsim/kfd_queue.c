@@ -40,7 +40,7 @@ static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
 	if (!IS_ALIGNED(ring_va, KFDSIM_AQL_PACKET_SIZE) ||
 	    !kfdsim_vm_is_mapped(&pdd->vm, ring_va, ring_size, false)) {
 		kfd_reject("%s: ring 0x%llx size %u not aligned or not GPU-mapped on gpu %u\n",
-			   op, ring_va, ring_size, pdd->gpu->gpu_id);
+			   op, ring_va, ring_size, pdd->user_gpu_id);
 		return -EINVAL;
 	}
 	return 0;
@@ -118,7 +118,7 @@ int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
 	u64 *slice;
 	int ret, id, db;
 
-	pdd = kfd_process_pdd(p, kfdsim_gpu_by_id(args->gpu_id));
+	pdd = kfd_process_pdd_by_id(p, args->gpu_id);
 	if (!pdd) {
 		kfd_reject("CREATE_QUEUE: no GPU with gpu_id %u\n", args->gpu_id);
 		return -EINVAL;
@@ -187,7 +187,7 @@ int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
 
 	args->queue_id = id;
 	args->doorbell_offset = KFD_MMAP_TYPE_DOORBELL |
-				KFD_MMAP_GPU_ID(pdd->gpu->gpu_id) |
+				KFD_MMAP_GPU_ID(pdd->user_gpu_id) |
 				(u64)db * sizeof(u64);
 	mutex_unlock(&p->lock);
 	return 0;

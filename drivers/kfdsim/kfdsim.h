@@ -317,6 +317,9 @@ struct kfdsim_process;
  * struct kfdsim_pdd - a process's state on one GPU
  * @p: the owning process
  * @gpu: the device
+ * @user_gpu_id: the gpu_id the process uses for @gpu (the device's own id,
+ *               or after a restore the id on the checkpointed node; 0 hides
+ *               the GPU from a restored process that did not use it)
  * @drm_file: the render-node file bound by ACQUIRE_VM (a reference is held),
  *            NULL until then
  * @bo_idr: handle id -> struct kfdsim_bo, for BOs allocated on this GPU
@@ -330,6 +333,7 @@ struct kfdsim_process;
 struct kfdsim_pdd {
 	struct kfdsim_process *p;
 	struct kfdsim_gpu *gpu;
+	u32 user_gpu_id;
 	struct file *drm_file;
 	struct idr bo_idr;
 	struct kfdsim_vm vm;
@@ -391,8 +395,8 @@ struct kfdsim_process *kfd_process_get_current(void);
 struct kfdsim_process *kfd_process_find_pid(pid_t tgid);
 struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle);
 void kfd_process_put(struct kfdsim_process *p);
-struct kfdsim_pdd *kfd_process_pdd(struct kfdsim_process *p,
-				   struct kfdsim_gpu *gpu);
+struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p,
+					 u32 gpu_id);
 int kfd_process_doorbells(struct kfdsim_pdd *pdd);
 void kfd_process_teardown_bo(struct kfdsim_bo *bo);
 

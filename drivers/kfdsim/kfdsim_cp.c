@@ -56,7 +56,7 @@ static enum kfdsim_run kfdsim_queue_error(struct kfdsim_queue *q, int err,
 					  const struct kfdsim_fault *fault)
 {
 	struct kfdsim_process *p = q->pdd->p;
-	u32 gpu_id = q->pdd->gpu->gpu_id;
+	u32 gpu_id = q->pdd->user_gpu_id;
 
 	q->state.flags |= KFDSIM_QSTATE_ERROR;
 	if (err == -EFAULT) {
