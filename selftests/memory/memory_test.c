@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory ioctls on the good path: ACQUIRE_VM, ALLOC/FREE, MAP/UNMAP,
+ * AVAILABLE_MEMORY, EXPORT_DMABUF, and the CPU mappings of BOs through the
+ * render node, dma-bufs and /dev/kfd (doorbells).
+ *
+ * The GPU page table is observed through the vm_ptes debugfs counter, and
+ * VRAM accounting through AVAILABLE_MEMORY. Every test runs in its own
+ * process (the harness forks), so it starts with a fresh KFD process.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/dma-buf.h>
+
+#include "kt_harness.h"
+#include "kfdsim_test.h"
+
+FIXTURE(mem) {
+	struct kt_env e;
+	uint32_t ids[KT_MAX_GPUS];
+	unsigned long long vram_bytes;
+	struct kt_props base;	/* counters before the test did anything */
+	char msg[512];
+};
+
+FIXTURE_SETUP(mem)
+{
+	ASSERT_EQ(0, kt_param("vram_mb", &self->vram_bytes));
+	self->vram_bytes <<= 20;
+	ASSERT_EQ(0, kt_env_open(&self->e, true));
+	kt_env_ids(&self->e, self->ids);
+	ASSERT_EQ(0, kt_counters(&self->base, self->msg, sizeof(self->msg)))
+		TH_LOG("%s", self->msg);
+}
+
+FIXTURE_TEARDOWN(mem)
+{
+	kt_env_close(&self->e);
+}
+
+/* Current value of a debugfs counter (-1 if unreadable). */
+static long long counter(const char *name)
+{
+	struct kt_props c;
+	char err[256];
+
+	if (kt_counters(&c, err, sizeof(err)))
+		return -1;
+	return kt_counter(&c, name);
+}
+
+static long long delta(const struct kt_props *base, const char *name)
+{
+	return counter(name) - kt_counter(base, name);
+}
+
+static void *map_rw(int fd, uint64_t offset, size_t size)
+{
+	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    (off_t)offset);
+}
+
+TEST_F(mem, acquire_vm_same_fd_again)
+{
+	int i;
+
+	for (i = 0; i < self->e.ngpus; i++)
+		EXPECT_EQ(0, kt_acquire_vm(self->e.kfd, self->e.render[i],
+					   self->ids[i]));
+}
+
+/* handle = gpu_id << 32 | id, id >= 1; VRAM gets a page-aligned offset. */
+TEST_F(mem, alloc_vram_handle)
+{
+	uint64_t h[2], off[2];
+	int i;
+
+	for (i = 0; i < self->e.ngpus; i++) {
+		ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[i], KT_VA(2 * i),
+				      KT_MIB, KT_VRAM | KT_WRITABLE, &h[0],
+				      &off[0]));
+		ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[i],
+				      KT_VA(2 * i + 1), KT_MIB,
+				      KT_VRAM | KT_WRITABLE, &h[1], &off[1]));
+		EXPECT_EQ(self->ids[i], h[0] >> 32);
+		EXPECT_EQ(self->ids[i], h[1] >> 32);
+		EXPECT_GE((uint32_t)h[0], 1);
+		EXPECT_GE((uint32_t)h[1], 1);
+		EXPECT_NE(h[0], h[1]);
+		EXPECT_NE(0, off[0]);
+		EXPECT_EQ(0, off[0] % KT_PAGE);
+		EXPECT_NE(off[0], off[1]);
+	}
+}
+
+/* One BO of every kind on every GPU; the counters see each, and only it. */
+TEST_F(mem, alloc_every_domain)
+{
+	static const uint32_t doms[] = {
+		KT_VRAM, KT_GTT, KT_USERPTR, KT_DOORBELL,
+	};
+	uint64_t h[KT_MAX_GPUS][4];
+	unsigned int d;
+	void *user;
+	int i;
+
+	user = mmap(NULL, KT_MIB, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, user);
+	for (i = 0; i < self->e.ngpus; i++) {
+		for (d = 0; d < 4; d++) {
+			uint64_t size = doms[d] == KT_DOORBELL ?
+					KT_DOORBELL_SIZE : KT_MIB;
+			uint64_t off = (uintptr_t)user;
+
+			ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[i],
+					      KT_VA(4 * i + d), size,
+					      doms[d] | KT_WRITABLE, &h[i][d],
+					      &off))
+				TH_LOG("gpu %d domain 0x%x", i, doms[d]);
+		}
+	}
+	EXPECT_EQ(4 * self->e.ngpus, delta(&self->base, "bos"));
+	/* VRAM, GTT and userptr have GEM objects, doorbells do not. */
+	EXPECT_EQ(3 * self->e.ngpus, delta(&self->base, "gem_objects"));
+	EXPECT_EQ(self->e.ngpus * (KT_MIB / KT_PAGE),
+		  delta(&self->base, "pinned_pages"));
+	EXPECT_EQ(self->e.ngpus, delta(&self->base, "doorbell_slices"));
+
+	for (i = 0; i < self->e.ngpus; i++)
+		for (d = 0; d < 4; d++)
+			EXPECT_EQ(0, kt_free(self->e.kfd, h[i][d]));
+	EXPECT_EQ(0, delta(&self->base, "bos"));
+	EXPECT_EQ(0, delta(&self->base, "gem_objects"));
+	EXPECT_EQ(0, delta(&self->base, "pinned_pages"));
+	munmap(user, KT_MIB);
+}
+
+/* Every modifier flag upstream defines is accepted with every domain. */
+TEST_F(mem, alloc_all_modifier_flags)
+{
+	const uint32_t mods = KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE |
+		KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE |
+		KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC |
+		KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE |
+		KFD_IOC_ALLOC_MEM_FLAGS_AQL_QUEUE_MEM |
+		KFD_IOC_ALLOC_MEM_FLAGS_COHERENT |
+		KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED;
+	uint64_t h;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_VRAM | mods, &h, NULL));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(1), KT_MIB,
+			      KT_GTT | mods, &h, NULL));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(2),
+			      KT_DOORBELL_SIZE, KT_DOORBELL | mods, &h, NULL));
+}
+
+/* A new BO reads as zeros through the render node and keeps what is written. */
+static void mmap_readback(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(mem) *self, uint32_t domain)
+{
+	const size_t size = 2 * KT_MIB;
+	uint64_t h, off;
+	void *p, *q;
+	int i;
+
+	for (i = 0; i < self->e.ngpus; i++) {
+		ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[i], KT_VA(i), size,
+				      domain | KT_WRITABLE, &h, &off));
+		p = map_rw(self->e.render[i], off, size);
+		ASSERT_NE(MAP_FAILED, p) TH_LOG("mmap: %s", strerror(errno));
+		EXPECT_TRUE(kt_is_zero(p, size));
+		kt_fill(p, size, 100 + i);
+		/* A second mapping shares the same pages. */
+		q = map_rw(self->e.render[i], off, size);
+		ASSERT_NE(MAP_FAILED, q);
+		EXPECT_TRUE(kt_check(q, size, 100 + i));
+		munmap(q, size);
+		munmap(p, size);
+		p = map_rw(self->e.render[i], off, size);
+		ASSERT_NE(MAP_FAILED, p);
+		EXPECT_TRUE(kt_check(p, size, 100 + i));
+		munmap(p, size);
+	}
+}
+
+TEST_F(mem, vram_mmap_zeroed_readback)
+{
+	mmap_readback(_metadata, self, KT_VRAM);
+}
+
+TEST_F(mem, gtt_mmap_zeroed_readback)
+{
+	mmap_readback(_metadata, self, KT_GTT);
+}
+
+/* Only the render fd bound by ACQUIRE_VM may map the process's BOs. */
+TEST_F(mem, mmap_through_unbound_render_fd_eacces)
+{
+	uint64_t h, off;
+	void *p;
+	int fd;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_VRAM | KT_WRITABLE, &h, &off));
+	fd = kt_open_render(self->e.gpu[0].render_minor);
+	ASSERT_GE(fd, 0);
+	p = map_rw(fd, off, KT_MIB);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EACCES, errno);
+	if (p != MAP_FAILED)
+		munmap(p, KT_MIB);
+	close(fd);
+}
+
+TEST_F(mem, mmap_through_other_gpus_render_fd_fails)
+{
+	uint64_t h, off;
+	void *p;
+
+	if (self->e.ngpus < 2)
+		SKIP(return, "needs two GPUs");
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_VRAM | KT_WRITABLE, &h, &off));
+	p = map_rw(self->e.render[1], off, KT_MIB);
+	EXPECT_EQ(MAP_FAILED, p);
+	if (p != MAP_FAILED)
+		munmap(p, KT_MIB);
+}
+
+/* USERPTR pins the user's pages and hands the address back unchanged. */
+TEST_F(mem, userptr_pins_pages)
+{
+	uint64_t h, off;
+	char *user;
+
+	user = mmap(NULL, KT_MIB, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, user);
+	off = (uintptr_t)user;
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_USERPTR | KT_WRITABLE, &h, &off));
+	EXPECT_EQ((uintptr_t)user, off);
+	EXPECT_EQ(KT_MIB / KT_PAGE, delta(&self->base, "pinned_pages"));
+	EXPECT_EQ(0, delta(&self->base, "gpu0_vram_used"));
+	EXPECT_EQ(0, kt_free(self->e.kfd, h));
+	EXPECT_EQ(0, delta(&self->base, "pinned_pages"));
+	EXPECT_EQ(0, munmap(user, KT_MIB));
+}
+
+/*
+ * DOORBELL returns the /dev/kfd offset of the process's doorbell slice,
+ * which maps (exactly 8 KiB), starts zeroed and is writable.
+ */
+TEST_F(mem, doorbell_offset_and_mmap)
+{
+	uint64_t h, off, want;
+	void *p;
+	int i;
+
+	for (i = 0; i < self->e.ngpus; i++) {
+		ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[i], KT_VA(i),
+				      KT_DOORBELL_SIZE, KT_DOORBELL | KT_WRITABLE,
+				      &h, &off));
+		want = KFD_MMAP_TYPE_DOORBELL | KFD_MMAP_GPU_ID(self->ids[i]);
+		EXPECT_EQ(want, off);
+		EXPECT_EQ((3ULL << 62) | ((uint64_t)self->ids[i] << 46), off);
+		p = map_rw(self->e.kfd, off, KT_DOORBELL_SIZE);
+		ASSERT_NE(MAP_FAILED, p) TH_LOG("mmap: %s", strerror(errno));
+		EXPECT_TRUE(kt_is_zero(p, KT_DOORBELL_SIZE));
+		kt_fill(p, KT_DOORBELL_SIZE, 7);
+		EXPECT_TRUE(kt_check(p, KT_DOORBELL_SIZE, 7));
+		EXPECT_EQ(0, munmap(p, KT_DOORBELL_SIZE));
+	}
+	EXPECT_EQ(self->e.ngpus, delta(&self->base, "doorbell_slices"));
+}
+
+/* A 1 MiB BO mapped on every GPU has one PTE per page per GPU. */
+TEST_F(mem, map_on_every_gpu_counts_ptes)
+{
+	const long long pages = KT_MIB / KT_PAGE;
+	struct kfd_ioctl_map_memory_to_gpu_args a;
+	uint64_t h;
+	int i;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_VRAM | KT_WRITABLE, &h, NULL));
+	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+	a = (struct kfd_ioctl_map_memory_to_gpu_args) {
+		.handle = h,
+		.device_ids_array_ptr = (uintptr_t)self->ids,
+		.n_devices = self->e.ngpus,
+	};
+	ASSERT_EQ(0, kt_ioctl(self->e.kfd, AMDKFD_IOC_MAP_MEMORY_TO_GPU, &a));
+	EXPECT_EQ((uint32_t)self->e.ngpus, a.n_success);
+	EXPECT_EQ(pages * self->e.ngpus, delta(&self->base, "vm_ptes"));
+
+	/* Unmap one GPU at a time. */
+	for (i = self->e.ngpus - 1; i >= 0; i--) {
+		ASSERT_EQ(0, kt_unmap(self->e.kfd, h, &self->ids[i], 1));
+		EXPECT_EQ(pages * i, delta(&self->base, "vm_ptes"));
+	}
+}
+
+/* Mapping a BO where it is already mapped succeeds and adds nothing. */
+TEST_F(mem, map_twice_ok)
+{
+	const long long pages = KT_MIB / KT_PAGE;
+	uint64_t h;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_GTT | KT_WRITABLE, &h, NULL));
+	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, 1));
+	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, 1));
+	EXPECT_EQ(pages, delta(&self->base, "vm_ptes"));
+	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, self->e.ngpus));
+	EXPECT_EQ(pages * self->e.ngpus, delta(&self->base, "vm_ptes"));
+	ASSERT_EQ(0, kt_unmap(self->e.kfd, h, self->ids, self->e.ngpus));
+	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+}
+
+/* As upstream, a retried MAP skips the first n_success devices. */
+TEST_F(mem, map_resumes_after_n_success)
+{
+	const long long pages = KT_MIB / KT_PAGE;
+	struct kfd_ioctl_map_memory_to_gpu_args a;
+	uint64_t h;
+
+	if (self->e.ngpus < 2)
+		SKIP(return, "needs two GPUs");
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_VRAM | KT_WRITABLE, &h, NULL));
+	a = (struct kfd_ioctl_map_memory_to_gpu_args) {
+		.handle = h,
+		.device_ids_array_ptr = (uintptr_t)self->ids,
+		.n_devices = 2,
+		.n_success = 1,
+	};
+	ASSERT_EQ(0, kt_ioctl(self->e.kfd, AMDKFD_IOC_MAP_MEMORY_TO_GPU, &a));
+	EXPECT_EQ(2, a.n_success);
+	EXPECT_EQ(pages, delta(&self->base, "vm_ptes"));
+	/* It was GPU 1 that got mapped: unmapping GPU 0 changes nothing. */
+	ASSERT_EQ(0, kt_unmap(self->e.kfd, h, &self->ids[0], 1));
+	EXPECT_EQ(pages, delta(&self->base, "vm_ptes"));
+	ASSERT_EQ(0, kt_unmap(self->e.kfd, h, &self->ids[1], 1));
+	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+}
+
+/* 1024 entries is the most a device list may have; repeats are harmless. */
+TEST_F(mem, map_1024_devices)
+{
+	const long long pages = KT_MIB / KT_PAGE;
+	uint32_t *ids = calloc(1024, sizeof(*ids));
+	uint64_t h;
+	int i;
+
+	ASSERT_NE(NULL, ids);
+	for (i = 0; i < 1024; i++)
+		ids[i] = self->ids[i % self->e.ngpus];
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_GTT, &h, NULL));
+	EXPECT_EQ(0, kt_map(self->e.kfd, h, ids, 1024));
+	EXPECT_EQ(pages * self->e.ngpus, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(0, kt_unmap(self->e.kfd, h, ids, 1024));
+	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+	free(ids);
+}
+
+/* GTT, userptr and doorbell BOs map like VRAM. */
+TEST_F(mem, map_every_domain)
+{
+	uint64_t hg, hu, hd, off;
+	long long want;
+	void *user;
+
+	user = mmap(NULL, KT_MIB, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, user);
+	off = (uintptr_t)user;
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_GTT | KT_WRITABLE, &hg, NULL));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(1), KT_MIB,
+			      KT_USERPTR | KT_WRITABLE, &hu, &off));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(2),
+			      KT_DOORBELL_SIZE, KT_DOORBELL, &hd, NULL));
+	ASSERT_EQ(0, kt_map(self->e.kfd, hg, self->ids, self->e.ngpus));
+	ASSERT_EQ(0, kt_map(self->e.kfd, hu, self->ids, self->e.ngpus));
+	ASSERT_EQ(0, kt_map(self->e.kfd, hd, self->ids, self->e.ngpus));
+	want = self->e.ngpus * (2 * KT_MIB + KT_DOORBELL_SIZE) / KT_PAGE;
+	EXPECT_EQ(want, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(0, kt_free(self->e.kfd, hg));
+	EXPECT_EQ(0, kt_free(self->e.kfd, hu));
+	EXPECT_EQ(0, kt_free(self->e.kfd, hd));
+	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+	munmap(user, KT_MIB);
+}
+
+/* FREE of a BO still mapped on every GPU removes its PTEs too. */
+TEST_F(mem, free_while_mapped)
+{
+	uint64_t h;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_VRAM | KT_WRITABLE, &h, NULL));
+	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, self->e.ngpus));
+	EXPECT_NE(0, delta(&self->base, "vm_ptes"));
+	ASSERT_EQ(0, kt_free(self->e.kfd, h));
+	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(0, delta(&self->base, "bos"));
+	EXPECT_EQ(0, delta(&self->base, "gem_objects"));
+	EXPECT_EQ(0, delta(&self->base, "gpu0_vram_used"));
+}
+
+/* AVAILABLE_MEMORY moves by exactly the VRAM allocated, on that GPU only. */
+TEST_F(mem, available_tracks_vram)
+{
+	uint64_t before[KT_MAX_GPUS], now, h, hg;
+	int i;
+
+	for (i = 0; i < self->e.ngpus; i++)
+		ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[i],
+					  &before[i]));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), 3 * KT_MIB,
+			      KT_VRAM | KT_WRITABLE, &h, NULL));
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(before[0] - 3 * KT_MIB, now);
+	EXPECT_EQ(3 * KT_MIB, delta(&self->base, "gpu0_vram_used"));
+	for (i = 1; i < self->e.ngpus; i++) {
+		ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[i], &now));
+		EXPECT_EQ(before[i], now);
+	}
+	/* GTT is not VRAM. */
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(1), KT_MIB,
+			      KT_GTT | KT_WRITABLE, &hg, NULL));
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(before[0] - 3 * KT_MIB, now);
+
+	ASSERT_EQ(0, kt_free(self->e.kfd, h));
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(before[0], now);
+}
+
+/* With nothing allocated, all of a GPU's VRAM is available. */
+TEST_F(mem, available_is_vram_size)
+{
+	uint64_t now;
+	int i;
+
+	for (i = 0; i < self->e.ngpus; i++) {
+		ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[i], &now));
+		EXPECT_EQ(self->vram_bytes, now);
+	}
+}
+
+/*
+ * Fill a GPU's VRAM in four chunks: one more page fails with ENOMEM and
+ * changes nothing; freeing a chunk makes exactly that much allocatable.
+ */
+TEST_F_TIMEOUT(mem, vram_exhaustion, 300)
+{
+	uint64_t h[4], extra, now, chunk;
+	int i;
+
+	chunk = self->vram_bytes / 4;
+	ASSERT_EQ(0, chunk % KT_PAGE);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(i),
+				      chunk, KT_VRAM, &h[i], NULL))
+			TH_LOG("chunk %d", i);
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(0, now);
+	EXPECT_EQ(-ENOMEM, kt_alloc(self->e.kfd, self->ids[0], KT_VA(4),
+				    KT_PAGE, KT_VRAM, &extra, NULL));
+	EXPECT_EQ(4, delta(&self->base, "bos"));
+	/* GTT does not come out of VRAM. */
+	EXPECT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(5), KT_PAGE,
+			      KT_GTT, &extra, NULL));
+	EXPECT_EQ(0, kt_free(self->e.kfd, extra));
+
+	ASSERT_EQ(0, kt_free(self->e.kfd, h[2]));
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(chunk, now);
+	EXPECT_EQ(-ENOMEM, kt_alloc(self->e.kfd, self->ids[0], KT_VA(4),
+				    chunk + KT_PAGE, KT_VRAM, &extra, NULL));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(4), chunk,
+			      KT_VRAM, &h[2], NULL));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, kt_free(self->e.kfd, h[i]));
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(self->vram_bytes, now);
+}
+
+/* A freed VA range can be allocated again; adjacent ranges do not clash. */
+TEST_F(mem, va_reuse_and_adjacent)
+{
+	const uint32_t last = self->e.ngpus - 1;
+	uint64_t h1, h2, h3;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_GTT, &h1, NULL));
+	ASSERT_EQ(0, kt_free(self->e.kfd, h1));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_VRAM, &h1, NULL));
+	/* Right after it, on another GPU, and right before it. */
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[last], KT_VA(0) + KT_MIB,
+			      KT_MIB, KT_GTT, &h2, NULL));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0) - KT_PAGE,
+			      KT_PAGE, KT_GTT, &h3, NULL));
+}
+
+/* The first and the last page of the GPUVM aperture are usable. */
+TEST_F(mem, aperture_edges)
+{
+	uint64_t h;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_GPUVM_BASE,
+			      KT_PAGE, KT_GTT, &h, NULL));
+	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, 1));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0],
+			      KT_GPUVM_LIMIT + 1 - KT_MIB, KT_MIB, KT_GTT, &h,
+			      NULL));
+	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, 1));
+}
+
+static void *export_and_map(struct __test_metadata *_metadata, int kfd,
+			    uint64_t h, size_t size, int *fd)
+{
+	void *p;
+
+	*fd = -1;
+	if (kt_export(kfd, h, O_RDWR | O_CLOEXEC, fd))
+		return MAP_FAILED;
+	p = map_rw(*fd, 0, size);
+	if (p == MAP_FAILED)
+		TH_LOG("dma-buf mmap: %s", strerror(errno));
+	return p;
+}
+
+/*
+ * A dma-buf of a BO shows what was written through the render node and
+ * the other way round, with DMA_BUF_IOCTL_SYNC around CPU access.
+ */
+static void dmabuf_roundtrip(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(mem) *self, uint32_t domain)
+{
+	const size_t size = KT_MIB;
+	struct dma_buf_sync sync;
+	uint64_t h, off;
+	void *r, *d;
+	int fd;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), size,
+			      domain | KT_WRITABLE, &h, &off));
+	r = map_rw(self->e.render[0], off, size);
+	ASSERT_NE(MAP_FAILED, r);
+	kt_fill(r, size, 11);
+
+	ASSERT_EQ(0, kt_export(self->e.kfd, h, O_RDWR | O_CLOEXEC, &fd));
+	EXPECT_EQ(FD_CLOEXEC, fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	EXPECT_EQ((off_t)size, lseek(fd, 0, SEEK_END));
+	d = map_rw(fd, 0, size);
+	ASSERT_NE(MAP_FAILED, d) TH_LOG("dma-buf mmap: %s", strerror(errno));
+
+	sync.flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW;
+	EXPECT_EQ(0, kt_ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync));
+	EXPECT_TRUE(kt_check(d, size, 11));
+	kt_fill(d, size, 12);
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW;
+	EXPECT_EQ(0, kt_ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync));
+	EXPECT_TRUE(kt_check(r, size, 12));
+
+	munmap(d, size);
+	munmap(r, size);
+	close(fd);
+}
+
+TEST_F(mem, export_vram_dmabuf_roundtrip)
+{
+	dmabuf_roundtrip(_metadata, self, KT_VRAM);
+}
+
+TEST_F(mem, export_gtt_dmabuf_roundtrip)
+{
+	dmabuf_roundtrip(_metadata, self, KT_GTT);
+}
+
+/* O_CLOEXEC in the flags decides FD_CLOEXEC on the new fd. */
+TEST_F(mem, export_cloexec_flag)
+{
+	uint64_t h;
+	int fd;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_GTT | KT_WRITABLE, &h, NULL));
+	ASSERT_EQ(0, kt_export(self->e.kfd, h, O_RDWR, &fd));
+	EXPECT_EQ(0, fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	ASSERT_EQ(0, kt_export(self->e.kfd, h, O_RDWR | O_CLOEXEC, &fd));
+	EXPECT_EQ(FD_CLOEXEC, fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+}
+
+/*
+ * A dma-buf keeps its VRAM after FREE: the pool gets the memory back only
+ * once the fd and its mappings are gone.
+ */
+TEST_F(mem, dmabuf_keeps_memory_after_free)
+{
+	const size_t size = 2 * KT_MIB;
+	uint64_t h, off, before, now;
+	void *r, *d;
+	int fd;
+
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &before));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), size,
+			      KT_VRAM | KT_WRITABLE, &h, &off));
+	r = map_rw(self->e.render[0], off, size);
+	ASSERT_NE(MAP_FAILED, r);
+	kt_fill(r, size, 21);
+	munmap(r, size);
+	d = export_and_map(_metadata, self->e.kfd, h, size, &fd);
+	ASSERT_NE(MAP_FAILED, d);
+
+	ASSERT_EQ(0, kt_free(self->e.kfd, h));
+	EXPECT_EQ(0, delta(&self->base, "bos"));
+	EXPECT_EQ(1, delta(&self->base, "gem_objects"));
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(before - size, now);
+	EXPECT_TRUE(kt_check(d, size, 21));
+
+	close(fd);
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(before - size, now) TH_LOG("the mapping still holds it");
+	EXPECT_TRUE(kt_check(d, size, 21));
+
+	munmap(d, size);
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(before, now);
+	EXPECT_EQ(0, delta(&self->base, "gem_objects"));
+}
+
+/* A render-node mapping also outlives FREE; its pages stay valid. */
+TEST_F(mem, cpu_mapping_keeps_memory_after_free)
+{
+	const size_t size = KT_MIB;
+	uint64_t h, off, before, now;
+	void *r;
+
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &before));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), size,
+			      KT_VRAM | KT_WRITABLE, &h, &off));
+	r = map_rw(self->e.render[0], off, size);
+	ASSERT_NE(MAP_FAILED, r);
+	kt_fill(r, size, 31);
+	ASSERT_EQ(0, kt_free(self->e.kfd, h));
+	EXPECT_TRUE(kt_check(r, size, 31));
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(before - size, now);
+	munmap(r, size);
+	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
+	EXPECT_EQ(before, now);
+}
+
+TEST_HARNESS_MAIN

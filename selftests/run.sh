@@ -1,0 +1,198 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the kfdsim selftests. Meant for the test VM (scripts/vm-run), as
+# root, from the repository root:  selftests/run.sh
+#
+# 1. Load kfdsim (num_gpus=2, vram_mb=$KFDSIM_TEST_VRAM_MB, seed=0) and run
+#    the test binary of every area in $areas (build/selftests/<area>_test;
+#    a guest test binary is added there). The topology run records the
+#    gpu_ids and render minors of seed 0.
+# 2. Reload with seed=1 and seed=3 and run the topology test again, which
+#    checks that every GPU's gpu_id and render minor changed; reload with
+#    seed=0 and check they are the recorded ones again.
+# 3. Before every unload, every debugfs counter must be back to 0, and
+#    `rmmod kfdsim` must succeed.
+#
+# Results: each binary's TAP output is shown as it runs; each binary's
+# "# Totals:" line is added up (a binary that crashes or prints none counts
+# as one failure), plus one result per check done here. The last line is
+# "N passed, N failed" (", N skipped" when there are skips); the exit
+# status is 0 only if nothing failed.
+#
+# Environment:
+#   KFDSIM_INSMOD=1      if `modprobe kfdsim` fails, insmod $KFDSIM_KO
+#   KFDSIM_INSMOD=only   always insmod $KFDSIM_KO (a fresh build while an
+#                        older copy is installed)
+#   KFDSIM_KO            module file for insmod (default ./kfdsim.ko)
+#   KFDSIM_TEST_VRAM_MB  VRAM per GPU while testing (default 256, the
+#                        module's default; the VRAM exhaustion tests
+#                        allocate and zero all of it, a few seconds under
+#                        TCG)
+#   KFDSIM_TEST_TIMEOUT  seconds per test binary (default 900)
+
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=$top/build/selftests
+areas="topology memory apertures isolation teardown badinput abi"
+vram_mb=${KFDSIM_TEST_VRAM_MB:-256}
+limit=${KFDSIM_TEST_TIMEOUT:-900}
+counters=/sys/kernel/debug/kfdsim/counters
+work=$(mktemp -d "${TMPDIR:-/tmp}/kfdsim-selftests.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+
+passed=0
+failed=0
+skipped=0
+checks=0
+
+# One result of a check made by this script, in TAP form.
+result() {
+	checks=$((checks + 1))
+	if [ "$1" -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "ok $checks run.sh: $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $checks run.sh: $2"
+	fi
+}
+
+loaded() {
+	[ -d /sys/module/kfdsim ]
+}
+
+load() {
+	params="num_gpus=2 vram_mb=$vram_mb seed=$1"
+	ko=${KFDSIM_KO:-./kfdsim.ko}
+	rc=1
+	# modprobe of a loaded module succeeds without applying $params.
+	if loaded; then
+		result 1 "load kfdsim $params: still loaded"
+		return 1
+	fi
+	# $params is split into its words on purpose.
+	# shellcheck disable=SC2086
+	if [ "${KFDSIM_INSMOD:-}" != only ]; then
+		modprobe kfdsim $params
+		rc=$?
+	fi
+	if [ $rc -ne 0 ] && [ -n "${KFDSIM_INSMOD:-}" ]; then
+		echo "# insmod $ko $params"
+		modprobe drm
+		# shellcheck disable=SC2086
+		insmod "$ko" $params
+		rc=$?
+	fi
+	# devtmpfs creates the device nodes while the module loads.
+	[ $rc -eq 0 ] && [ -c /dev/kfd ] && [ -d "$(dirname "$counters")" ]
+	rc=$?
+	result $rc "load kfdsim $params"
+	return $rc
+}
+
+# Every counter of the loaded module is 0; then the module unloads.
+unload() {
+	if [ -r "$counters" ] && awk '$2 != 0 { bad = 1 } END { exit bad }' \
+			"$counters"; then
+		result 0 "counters at baseline before rmmod ($1)"
+	else
+		echo "# counters:"
+		sed 's/^/#   /' "$counters" 2>/dev/null
+		result 1 "counters at baseline before rmmod ($1)"
+	fi
+	rmmod kfdsim
+	result $? "rmmod kfdsim ($1)"
+}
+
+# run NAME [VAR=VALUE...]: run build/selftests/NAME_test and add up its
+# totals.
+run() {
+	name=$1
+	shift
+	exe=$bin/${name}_test
+	log=$work/$name.log
+	if [ ! -x "$exe" ]; then
+		result 1 "$exe is missing (make -C selftests)"
+		return
+	fi
+	echo "# ---- ${name}_test $*"
+	start=$(date +%s)
+	env "$@" timeout -k 10 "$limit" "$exe" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	if [ -n "${KFDSIM_VM_RESULTS:-}" ] && [ -w "$KFDSIM_VM_RESULTS" ]; then
+		cp "$log" "$KFDSIM_VM_RESULTS/${name}_test.log" 2>/dev/null
+	fi
+	echo "# ---- ${name}_test exit $rc, $(($(date +%s) - start)) s"
+
+	totals=$(grep '^# Totals: ' "$log" | tail -n 1)
+	if [ -z "$totals" ]; then
+		result 1 "${name}_test printed no totals (exit $rc)"
+		return
+	fi
+	# "# Totals: pass:N fail:N xfail:N xpass:N skip:N error:N"
+	# shellcheck disable=SC2046 # split into the six numbers
+	set -- $(echo "$totals" | tr -c '0-9' ' ')
+	if [ $# -ne 6 ]; then
+		result 1 "${name}_test: cannot parse '$totals'"
+		return
+	fi
+	passed=$((passed + $1 + $3))
+	failed=$((failed + $2 + $4 + $6))
+	skipped=$((skipped + $5))
+	# A binary that reports no failure but exits badly has failed.
+	if [ $rc -ne 0 ] && [ $(($2 + $4 + $6)) -eq 0 ] && [ $rc -ne 4 ]; then
+		result 1 "${name}_test exit status $rc"
+	fi
+}
+
+finish() {
+	if [ "$skipped" -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "run.sh: must run as root (in the test VM: scripts/vm-run)" >&2
+	result 1 "running as root"
+	finish
+fi
+if loaded; then
+	rmmod kfdsim
+	result $? "unload a kfdsim left loaded before the run"
+fi
+
+ids=$work/seed
+if load 0; then
+	for area in $areas; do
+		if [ "$area" = topology ]; then
+			run topology KFDSIM_TOPO_SAVE="$ids.0"
+		else
+			run "$area"
+		fi
+	done
+	unload "seed 0"
+fi
+
+if load 1; then
+	run topology KFDSIM_TOPO_SAVE="$ids.1" KFDSIM_TOPO_DIFFERENT="$ids.0"
+	unload "seed 1"
+fi
+
+if load 3; then
+	run topology KFDSIM_TOPO_DIFFERENT="$ids.0:$ids.1"
+	unload "seed 3"
+fi
+
+if load 0; then
+	run topology KFDSIM_TOPO_SAME="$ids.0"
+	unload "seed 0 again"
+fi
+
+finish
