@@ -78,6 +78,14 @@ int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
 		mutex_unlock(&p->lock);
 		goto out_put;
 	}
+	/* A render file is one GPU VM: it serves a single process. */
+	if (cmpxchg(&dfile->driver_priv, NULL, p)) {
+		mutex_unlock(&p->lock);
+		kfd_reject("ACQUIRE_VM: fd %u is already the VM of another process\n",
+			   args->drm_fd);
+		ret = -EINVAL;
+		goto out_put;
+	}
 	pdd->drm_file = filp;
 	mutex_unlock(&p->lock);
 	return 0;

@@ -89,8 +89,12 @@ static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
 		__free_pages(pdd->doorbells, KFDSIM_DOORBELL_ORDER);
 		atomic_dec(&kfdsim_counters.doorbell_slices);
 	}
-	if (pdd->drm_file)
+	if (pdd->drm_file) {
+		struct drm_file *dfile = pdd->drm_file->private_data;
+
+		cmpxchg(&dfile->driver_priv, pdd->p, NULL);
 		fput(pdd->drm_file);
+	}
 	kfree(pdd);
 	atomic_dec(&kfdsim_counters.pdds);
 }
