@@ -14,6 +14,7 @@
 #include <linux/kfd_ioctl.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/ptrace.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -21,11 +22,13 @@
 #include "kfdsim.h"
 
 /*
- * The KFD interface version reported by GET_VERSION: the newest upstream
- * version whose features this driver implements in full.
+ * The KFD interface version reported by GET_VERSION: that of our uAPI
+ * header. The CRIU ioctl (1.7, GTT dma-bufs 1.8) and EXPORT_DMABUF (1.12)
+ * are implemented; upstream ioctls the simulator lacks (SVM, SMI events,
+ * debugger, GWS, ...) answer -EOPNOTSUPP.
  */
 #define KFDSIM_KFD_MAJOR	1
-#define KFDSIM_KFD_MINOR	6
+#define KFDSIM_KFD_MINOR	12
 
 /* The simulated GPU clock counter runs at 100 MHz. */
 #define KFDSIM_GPU_CLOCK_DIVIDER	10
@@ -42,6 +45,19 @@ struct device *kfd_chardev_device(void)
 static bool kfd_is_owner(const struct kfdsim_process *p)
 {
 	return p->lead_thread == current->group_leader;
+}
+
+/* Is the caller the ptrace tracer of @p's process (as CRIU is)? */
+static bool kfd_is_tracer(const struct kfdsim_process *p)
+{
+	struct task_struct *tracer;
+	bool ret;
+
+	rcu_read_lock();
+	tracer = ptrace_parent(p->lead_thread);
+	ret = tracer && same_thread_group(tracer, current);
+	rcu_read_unlock();
+	return ret;
 }
 
 static int kfd_ioctl_get_version(struct kfdsim_process *p, void *data)
@@ -106,15 +122,21 @@ static int kfd_ioctl_get_apertures_new(struct kfdsim_process *p, void *data)
 
 typedef int kfd_ioctl_fn(struct kfdsim_process *p, void *data);
 
+/* The ioctl serves checkpoint/restore: privileged, usable by the tracer. */
+#define KFD_IOC_FLAG_CHECKPOINT_RESTORE	BIT(0)
+
 struct kfd_ioctl_desc {
 	unsigned int cmd;
 	kfd_ioctl_fn *func;
 	const char *name;
+	unsigned int flags;
 };
 
-#define KFD_IOCTL(ioctl, fn) \
+#define KFD_IOCTL_FLAGS(ioctl, fn, fl) \
 	[_IOC_NR(AMDKFD_IOC_##ioctl)] = { \
-		.cmd = AMDKFD_IOC_##ioctl, .func = fn, .name = #ioctl }
+		.cmd = AMDKFD_IOC_##ioctl, .func = fn, .name = #ioctl, \
+		.flags = fl }
+#define KFD_IOCTL(ioctl, fn)	KFD_IOCTL_FLAGS(ioctl, fn, 0)
 
 /* Entries without a function are upstream ioctls the simulator lacks. */
 static const struct kfd_ioctl_desc kfd_ioctls[] = {
@@ -147,7 +169,8 @@ static const struct kfd_ioctl_desc kfd_ioctls[] = {
 	KFD_IOCTL(SMI_EVENTS, NULL),
 	KFD_IOCTL(SVM, NULL),
 	KFD_IOCTL(SET_XNACK_MODE, NULL),
-	KFD_IOCTL(CRIU_OP, NULL),
+	KFD_IOCTL_FLAGS(CRIU_OP, kfd_ioctl_criu,
+			KFD_IOC_FLAG_CHECKPOINT_RESTORE),
 	KFD_IOCTL(AVAILABLE_MEMORY, kfd_ioctl_available_memory),
 	KFD_IOCTL(EXPORT_DMABUF, kfd_ioctl_export_dmabuf),
 };
@@ -176,10 +199,19 @@ static long kfd_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 				    desc->name);
 		return -EOPNOTSUPP;
 	}
-	if (!kfd_is_owner(p)) {
+	if (!kfd_is_owner(p) &&
+	    !((desc->flags & KFD_IOC_FLAG_CHECKPOINT_RESTORE) &&
+	      kfd_is_tracer(p))) {
 		pr_debug("%s: /dev/kfd fd used by pid %d, not its owner\n",
 			 desc->name, task_tgid_nr(current));
 		return -EBADF;
+	}
+	/* CAP_SYS_ADMIN too, as upstream: older containers lack the other. */
+	if ((desc->flags & KFD_IOC_FLAG_CHECKPOINT_RESTORE) &&
+	    !capable(CAP_CHECKPOINT_RESTORE) && !capable(CAP_SYS_ADMIN)) {
+		pr_info_ratelimited("%s: pid %d lacks CAP_CHECKPOINT_RESTORE\n",
+				    desc->name, task_tgid_nr(current));
+		return -EACCES;
 	}
 
 	/* Accept older or newer struct sizes the way upstream does. */
@@ -201,14 +233,18 @@ static long kfd_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 
 static void kfd_doorbell_vm_open(struct vm_area_struct *vma)
 {
-	struct kfdsim_process *p = vma->vm_private_data;
+	struct kfdsim_pdd *pdd = vma->vm_private_data;
 
-	kref_get(&p->ref);
+	kref_get(&pdd->p->ref);
+	atomic_inc(&pdd->doorbell_maps);
 }
 
 static void kfd_doorbell_vm_close(struct vm_area_struct *vma)
 {
-	kfd_process_put(vma->vm_private_data);
+	struct kfdsim_pdd *pdd = vma->vm_private_data;
+
+	atomic_dec(&pdd->doorbell_maps);
+	kfd_process_put(pdd->p);
 }
 
 /* The mapping keeps the process, and so the doorbell pages, alive. */
@@ -238,9 +274,9 @@ static int kfd_mmap_doorbells(struct kfdsim_process *p, u32 gpu_id,
 			      KFDSIM_DOORBELL_SLICE_SIZE, vma->vm_page_prot);
 	if (ret)
 		return ret;
-	kref_get(&p->ref);
-	vma->vm_private_data = p;
+	vma->vm_private_data = pdd;
 	vma->vm_ops = &kfd_doorbell_vm_ops;
+	kfd_doorbell_vm_open(vma);
 	return 0;
 }
 
@@ -280,6 +316,12 @@ static int kfd_open(struct inode *inode, struct file *filp)
 	return 0;
 }
 
+static int kfd_flush(struct file *filp, fl_owner_t id)
+{
+	kfd_criu_file_flush(filp->private_data);
+	return 0;
+}
+
 static int kfd_release(struct inode *inode, struct file *filp)
 {
 	kfd_process_put(filp->private_data);
@@ -289,6 +331,7 @@ static int kfd_release(struct inode *inode, struct file *filp)
 static const struct file_operations kfd_fops = {
 	.owner = THIS_MODULE,
 	.open = kfd_open,
+	.flush = kfd_flush,
 	.release = kfd_release,
 	.unlocked_ioctl = kfd_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,

@@ -106,7 +106,7 @@ struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle)
 	return idr_find(&pdd->bo_idr, KFDSIM_HANDLE_ID(handle));
 }
 
-static int kfd_alloc_check(struct kfd_ioctl_alloc_memory_of_gpu_args *args)
+int kfd_alloc_check(const struct kfd_ioctl_alloc_memory_of_gpu_args *args)
 {
 	u32 domain = args->flags & KFD_ALLOC_DOMAINS;
 
@@ -154,7 +154,7 @@ static int kfd_alloc_check(struct kfd_ioctl_alloc_memory_of_gpu_args *args)
 
 /* Create the backing store of a new BO; doorbell BOs have none. */
 static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
-					struct kfd_ioctl_alloc_memory_of_gpu_args *args)
+					const struct kfd_ioctl_alloc_memory_of_gpu_args *args)
 {
 	struct drm_file *dfile = pdd->drm_file->private_data;
 	struct kfdsim_gem *gem;
@@ -169,9 +169,6 @@ static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
 		gem = kfdsim_gem_create(pdd->gpu, KFDSIM_DOMAIN_GTT,
 					args->size);
 		break;
-	case KFD_IOC_ALLOC_MEM_FLAGS_USERPTR:
-		return kfdsim_gem_create_userptr(pdd->gpu, args->mmap_offset,
-						 args->size);
 	default:
 		ret = kfd_process_doorbells(pdd);
 		return ret ? ERR_PTR(ret) : NULL;
@@ -188,54 +185,70 @@ static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
 	return gem;
 }
 
-int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data)
+/**
+ * kfd_bo_create - create a BO (the core of ALLOC_MEMORY_OF_GPU and RESTORE)
+ * @pdd: the process and GPU; the process lock must be held
+ * @args: validated by kfd_alloc_check()
+ * @id: the handle id to give the BO, or 0 for the lowest free one
+ * @defer_userptr: create a USERPTR BO without pinning its pages yet (a
+ *                 restore pins them at RESUME, once the memory is back)
+ * @out: the new BO
+ *
+ * Return: 0, or an errno with nothing left behind.
+ */
+int kfd_bo_create(struct kfdsim_pdd *pdd,
+		  const struct kfd_ioctl_alloc_memory_of_gpu_args *args,
+		  u32 id, bool defer_userptr, struct kfdsim_bo **out)
 {
-	struct kfd_ioctl_alloc_memory_of_gpu_args *args = data;
-	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	struct kfdsim_process *p = pdd->p;
 	u64 last = args->va_addr + args->size - 1;
 	struct kfdsim_bo *bo;
-	int ret, id;
+	int ret;
 
-	if (!pdd) {
-		kfd_reject("ALLOC: no GPU with gpu_id %u\n", args->gpu_id);
-		return -EINVAL;
-	}
-	ret = kfd_alloc_check(args);
-	if (ret)
-		return ret;
-
-	mutex_lock(&p->lock);
+	lockdep_assert_held(&p->lock);
 	if (!pdd->drm_file) {
 		kfd_reject("ALLOC: gpu_id %u has no VM, call ACQUIRE_VM first\n",
-			   args->gpu_id);
-		ret = -ENODEV;
-		goto out_unlock;
+			   pdd->user_gpu_id);
+		return -ENODEV;
 	}
 	if (interval_tree_iter_first(&p->va_tree, args->va_addr, last)) {
 		kfd_reject("ALLOC: va 0x%llx size 0x%llx overlaps another BO\n",
 			   args->va_addr, args->size);
-		ret = -EINVAL;
-		goto out_unlock;
+		return -EINVAL;
 	}
+	if (id > INT_MAX)
+		return -EINVAL;
 
 	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
-	if (!bo) {
-		ret = -ENOMEM;
-		goto out_unlock;
+	if (!bo)
+		return -ENOMEM;
+	if (args->flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) {
+		bo->user_addr = args->mmap_offset;
+		if (defer_userptr)
+			bo->gem = NULL;
+		else
+			bo->gem = kfdsim_gem_create_userptr(pdd->gpu, current->mm,
+							    args->mmap_offset,
+							    args->size);
+	} else {
+		bo->gem = kfd_alloc_gem(pdd, args);
 	}
-	bo->gem = kfd_alloc_gem(pdd, args);
 	if (IS_ERR(bo->gem)) {
 		ret = PTR_ERR(bo->gem);
 		goto err_free_bo;
 	}
-	id = idr_alloc(&pdd->bo_idr, bo, 1, 0, GFP_KERNEL);
-	if (id < 0) {
-		ret = id;
+	ret = idr_alloc(&pdd->bo_idr, bo, id ? id : 1, id ? id + 1 : 0,
+			GFP_KERNEL);
+	if (ret < 0) {
+		if (ret == -ENOSPC && id) {
+			kfd_reject("RESTORE: handle id %u used twice\n", id);
+			ret = -EINVAL;
+		}
 		goto err_put_gem;
 	}
 
 	bo->pdd = pdd;
-	bo->id = id;
+	bo->id = ret;
 	bo->va = args->va_addr;
 	bo->size = args->size;
 	bo->alloc_flags = args->flags;
@@ -243,15 +256,7 @@ int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data)
 	bo->va_node.last = last;
 	interval_tree_insert(&bo->va_node, &p->va_tree);
 	atomic_inc(&kfdsim_counters.bos);
-
-	args->handle = KFDSIM_HANDLE(pdd->user_gpu_id, id);
-	if (args->flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
-		args->mmap_offset = KFD_MMAP_TYPE_DOORBELL |
-				    KFD_MMAP_GPU_ID(pdd->user_gpu_id);
-	else if (!(args->flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR))
-		args->mmap_offset =
-			drm_vma_node_offset_addr(&bo->gem->base.vma_node);
-	mutex_unlock(&p->lock);
+	*out = bo;
 	return 0;
 
 err_put_gem:
@@ -262,7 +267,41 @@ err_put_gem:
 	}
 err_free_bo:
 	kfree(bo);
-out_unlock:
+	return ret;
+}
+
+/* The mmap offset ALLOC and RESTORE report for @bo. */
+u64 kfd_bo_mmap_offset(const struct kfdsim_bo *bo)
+{
+	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
+		return KFD_MMAP_TYPE_DOORBELL |
+		       KFD_MMAP_GPU_ID(bo->pdd->user_gpu_id);
+	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR)
+		return bo->user_addr;
+	return drm_vma_node_offset_addr(&bo->gem->base.vma_node);
+}
+
+int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_alloc_memory_of_gpu_args *args = data;
+	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	struct kfdsim_bo *bo;
+	int ret;
+
+	if (!pdd) {
+		kfd_reject("ALLOC: no GPU with gpu_id %u\n", args->gpu_id);
+		return -EINVAL;
+	}
+	ret = kfd_alloc_check(args);
+	if (ret)
+		return ret;
+
+	mutex_lock(&p->lock);
+	ret = kfd_bo_create(pdd, args, 0, false, &bo);
+	if (!ret) {
+		args->handle = KFDSIM_HANDLE(pdd->user_gpu_id, bo->id);
+		args->mmap_offset = kfd_bo_mmap_offset(bo);
+	}
 	mutex_unlock(&p->lock);
 	return ret;
 }
@@ -358,13 +397,50 @@ static int kfd_map_targets(struct kfdsim_process *p, const char *op,
 	return ret;
 }
 
+/**
+ * kfd_bo_map - map @bo into the page tables of the GPUs in @targets
+ * @bo: the BO; the process lock must be held
+ * @targets: mask of GPU indices; GPUs already mapped are skipped
+ *
+ * All or nothing. Return: 0, -EBUSY for a restored userptr BO whose pages
+ * are not back yet, or the page table's errno.
+ */
+int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets)
+{
+	struct kfdsim_process *p = bo->pdd->p;
+	unsigned long done = 0;
+	struct page *doorbell[2];
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&p->lock);
+	if (!bo->gem && !(bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL))
+		return -EBUSY;
+	for_each_set_bit(i, &targets, KFDSIM_MAX_GPUS) {
+		if (test_bit(i, &bo->mapped))
+			continue;
+		ret = kfdsim_vm_map(&p->pdds[i]->vm, bo->va,
+				    kfd_bo_pages(bo, doorbell),
+				    bo->size >> PAGE_SHIFT,
+				    kfd_bo_pte_flags(bo));
+		if (ret)
+			goto err_unmap;
+		__set_bit(i, &done);
+	}
+	bo->mapped |= done;
+	return 0;
+
+err_unmap:
+	for_each_set_bit(i, &done, KFDSIM_MAX_GPUS)
+		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, bo->size >> PAGE_SHIFT);
+	return ret;
+}
+
 int kfd_ioctl_map_memory(struct kfdsim_process *p, void *data)
 {
 	struct kfd_ioctl_map_memory_to_gpu_args *args = data;
-	unsigned long targets, done = 0;
-	struct page *doorbell[2];
+	unsigned long targets;
 	struct kfdsim_bo *bo;
-	unsigned int i;
 	int ret;
 
 	mutex_lock(&p->lock);
@@ -378,26 +454,9 @@ int kfd_ioctl_map_memory(struct kfdsim_process *p, void *data)
 			      args->n_devices, args->n_success, &targets);
 	if (ret)
 		goto out_unlock;
-
-	for_each_set_bit(i, &targets, KFDSIM_MAX_GPUS) {
-		if (test_bit(i, &bo->mapped))
-			continue;
-		ret = kfdsim_vm_map(&p->pdds[i]->vm, bo->va,
-				    kfd_bo_pages(bo, doorbell),
-				    bo->size >> PAGE_SHIFT,
-				    kfd_bo_pte_flags(bo));
-		if (ret)
-			goto err_unmap;
-		__set_bit(i, &done);
-	}
-	bo->mapped |= done;
-	args->n_success = args->n_devices;
-	mutex_unlock(&p->lock);
-	return 0;
-
-err_unmap:
-	for_each_set_bit(i, &done, KFDSIM_MAX_GPUS)
-		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, bo->size >> PAGE_SHIFT);
+	ret = kfd_bo_map(bo, targets);
+	if (!ret)
+		args->n_success = args->n_devices;
 out_unlock:
 	mutex_unlock(&p->lock);
 	return ret;

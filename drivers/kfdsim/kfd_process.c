@@ -82,19 +82,33 @@ static void kfd_pdd_free_bos(struct kfdsim_pdd *pdd)
 	idr_destroy(&pdd->bo_idr);
 }
 
+static void kfd_pdd_free_doorbells(struct kfdsim_pdd *pdd)
+{
+	if (!pdd->doorbells)
+		return;
+	__free_pages(pdd->doorbells, KFDSIM_DOORBELL_ORDER);
+	pdd->doorbells = NULL;
+	atomic_dec(&kfdsim_counters.doorbell_slices);
+}
+
+/* Undo ACQUIRE_VM. */
+static void kfd_pdd_unbind(struct kfdsim_pdd *pdd)
+{
+	struct drm_file *dfile;
+
+	if (!pdd->drm_file)
+		return;
+	dfile = pdd->drm_file->private_data;
+	cmpxchg(&dfile->driver_priv, pdd->p, NULL);
+	fput(pdd->drm_file);
+	pdd->drm_file = NULL;
+}
+
 static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
 {
 	kfdsim_vm_fini(&pdd->vm);
-	if (pdd->doorbells) {
-		__free_pages(pdd->doorbells, KFDSIM_DOORBELL_ORDER);
-		atomic_dec(&kfdsim_counters.doorbell_slices);
-	}
-	if (pdd->drm_file) {
-		struct drm_file *dfile = pdd->drm_file->private_data;
-
-		cmpxchg(&dfile->driver_priv, pdd->p, NULL);
-		fput(pdd->drm_file);
-	}
+	kfd_pdd_free_doorbells(pdd);
+	kfd_pdd_unbind(pdd);
 	kfree(pdd);
 	atomic_dec(&kfdsim_counters.pdds);
 }
@@ -115,11 +129,44 @@ static void kfd_process_destroy(struct kfdsim_process *p)
 			kfd_pdd_destroy(p->pdds[i]);
 
 	kfd_events_fini(p);
+	put_pid(p->criu_pauser);
 	mutex_destroy(&p->lock);
 	put_task_struct(p->lead_thread);
 	mmdrop(p->mm);
 	kfree(p);
 	atomic_dec(&kfdsim_counters.processes);
+}
+
+/**
+ * kfd_process_reset - take a process back to its freshly opened state
+ * @p: the process; its lock must be held
+ *
+ * Undoes a failed RESTORE, which only runs on a fresh process: destroys the
+ * queues, events, BOs and VM bindings, and the doorbell slices nobody has
+ * mapped, and forgets the restored gpu_ids.
+ */
+void kfd_process_reset(struct kfdsim_process *p)
+{
+	struct kfdsim_pdd *pdd;
+	unsigned int i;
+
+	lockdep_assert_held(&p->lock);
+	kfd_queues_destroy_all(p);
+	kfd_events_fini(p);
+	kfd_events_init(p);
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		kfd_pdd_free_bos(p->pdds[i]);
+		idr_init_base(&p->pdds[i]->bo_idr, 1);
+	}
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		pdd = p->pdds[i];
+		kfd_pdd_unbind(pdd);
+		if (!atomic_read(&pdd->doorbell_maps))
+			kfd_pdd_free_doorbells(pdd);
+		pdd->user_gpu_id = pdd->gpu->gpu_id;
+	}
+	p->evict_count = 0;
+	p->criu_restore_pending = false;
 }
 
 void kfd_process_put(struct kfdsim_process *p)
@@ -214,6 +261,28 @@ struct kfdsim_process *kfd_process_find_pid(pid_t tgid)
 	mutex_lock(&kfdsim_process_list_lock);
 	list_for_each_entry(p, &kfdsim_process_list, node) {
 		if (task_tgid_nr(p->lead_thread) == tgid) {
+			kref_get(&p->ref);
+			found = p;
+			break;
+		}
+	}
+	mutex_unlock(&kfdsim_process_list_lock);
+	return found;
+}
+
+/**
+ * kfd_process_find_mm - the KFD state of the address space @mm
+ * @mm: an address space
+ *
+ * Return: a referenced process, or NULL.
+ */
+struct kfdsim_process *kfd_process_find_mm(struct mm_struct *mm)
+{
+	struct kfdsim_process *p, *found = NULL;
+
+	mutex_lock(&kfdsim_process_list_lock);
+	list_for_each_entry(p, &kfdsim_process_list, node) {
+		if (p->mm == mm) {
 			kref_get(&p->ref);
 			found = p;
 			break;

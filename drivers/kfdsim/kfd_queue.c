@@ -29,7 +29,7 @@ static bool kfd_queue_is_sdma(u32 type)
 }
 
 static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
-				u32 ring_size, const char *op)
+				u32 ring_size, const char *op, bool check_mapped)
 {
 	if (!ring_va || ring_size < KFD_MIN_QUEUE_RING_SIZE ||
 	    ring_size > KFD_MAX_RING_SIZE || !is_power_of_2(ring_size)) {
@@ -38,7 +38,8 @@ static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
 		return -EINVAL;
 	}
 	if (!IS_ALIGNED(ring_va, KFDSIM_AQL_PACKET_SIZE) ||
-	    !kfdsim_vm_is_mapped(&pdd->vm, ring_va, ring_size, false)) {
+	    (check_mapped &&
+	     !kfdsim_vm_is_mapped(&pdd->vm, ring_va, ring_size, false))) {
 		kfd_reject("%s: ring 0x%llx size %u not aligned or not GPU-mapped on gpu %u\n",
 			   op, ring_va, ring_size, pdd->user_gpu_id);
 		return -EINVAL;
@@ -47,7 +48,8 @@ static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
 }
 
 static int kfd_queue_check_args(struct kfdsim_pdd *pdd,
-				struct kfd_ioctl_create_queue_args *args)
+				struct kfd_ioctl_create_queue_args *args,
+				bool check_mapped)
 {
 	u32 type = args->queue_type;
 	int ret;
@@ -67,15 +69,16 @@ static int kfd_queue_check_args(struct kfdsim_pdd *pdd,
 		return -EINVAL;
 	}
 	ret = kfd_queue_check_ring(pdd, args->ring_base_address,
-				   args->ring_size, "CREATE_QUEUE");
+				   args->ring_size, "CREATE_QUEUE", check_mapped);
 	if (ret)
 		return ret;
 	if (!IS_ALIGNED(args->read_pointer_address, sizeof(u64)) ||
 	    !IS_ALIGNED(args->write_pointer_address, sizeof(u64)) ||
-	    !kfdsim_vm_is_mapped(&pdd->vm, args->read_pointer_address,
-				 sizeof(u64), true) ||
-	    !kfdsim_vm_is_mapped(&pdd->vm, args->write_pointer_address,
-				 sizeof(u64), false)) {
+	    (check_mapped &&
+	     (!kfdsim_vm_is_mapped(&pdd->vm, args->read_pointer_address,
+				   sizeof(u64), true) ||
+	      !kfdsim_vm_is_mapped(&pdd->vm, args->write_pointer_address,
+				   sizeof(u64), false)))) {
 		kfd_reject("CREATE_QUEUE: rptr 0x%llx / wptr 0x%llx not aligned or not GPU-mapped\n",
 			   args->read_pointer_address,
 			   args->write_pointer_address);
@@ -110,43 +113,54 @@ static void kfd_queue_put_slot(struct kfdsim_pdd *pdd, u32 type)
 		pdd->nr_aql--;
 }
 
-int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
+/**
+ * kfd_queue_create - create a queue (the core of CREATE_QUEUE and RESTORE)
+ * @pdd: the process and GPU; the process lock must be held
+ * @args: the CREATE_QUEUE arguments (queue_id and doorbell_offset are set
+ *        on success)
+ * @id: the queue id to use, or -1 for the lowest free one
+ * @slot: the doorbell slot to use, or -1 for the lowest free one
+ * @check_mapped: check that ring and pointers are GPU-mapped now (a restore
+ *                checks against the mappings it is about to restore)
+ *
+ * The queue starts evicted if its process is. Return: 0 or an errno, with
+ * nothing left behind.
+ */
+int kfd_queue_create(struct kfdsim_pdd *pdd,
+		     struct kfd_ioctl_create_queue_args *args, int id,
+		     int slot, bool check_mapped)
 {
-	struct kfd_ioctl_create_queue_args *args = data;
-	struct kfdsim_pdd *pdd;
+	struct kfdsim_process *p = pdd->p;
 	struct kfdsim_queue *q;
 	u64 *slice;
-	int ret, id, db;
+	int ret;
 
-	pdd = kfd_process_pdd_by_id(p, args->gpu_id);
-	if (!pdd) {
-		kfd_reject("CREATE_QUEUE: no GPU with gpu_id %u\n", args->gpu_id);
-		return -EINVAL;
-	}
-
-	mutex_lock(&p->lock);
+	lockdep_assert_held(&p->lock);
 	if (!pdd->drm_file) {
 		kfd_reject("CREATE_QUEUE: gpu_id %u has no VM\n", args->gpu_id);
-		ret = -ESRCH;
-		goto out_unlock;
+		return -ESRCH;
 	}
-	ret = kfd_queue_check_args(pdd, args);
+	ret = kfd_queue_check_args(pdd, args, check_mapped);
 	if (ret)
-		goto out_unlock;
+		return ret;
+	if (slot >= (int)KFDSIM_DOORBELLS_PER_SLICE)
+		return -EINVAL;
+	if (slot < 0)
+		slot = find_first_zero_bit(pdd->doorbell_used,
+					   KFDSIM_DOORBELLS_PER_SLICE);
+	if (slot >= KFDSIM_DOORBELLS_PER_SLICE ||
+	    test_bit(slot, pdd->doorbell_used)) {
+		kfd_reject("CREATE_QUEUE: doorbell slot %d taken\n", slot);
+		return slot >= KFDSIM_DOORBELLS_PER_SLICE ? -ENOMEM : -EINVAL;
+	}
 	ret = kfd_process_doorbells(pdd);
 	if (ret)
-		goto out_unlock;
+		return ret;
 	ret = kfd_queue_take_slot(pdd, args->queue_type);
 	if (ret) {
 		kfd_reject("CREATE_QUEUE: gpu %u has no free queue of type %u\n",
 			   args->gpu_id, args->queue_type);
-		goto out_unlock;
-	}
-	db = find_first_zero_bit(pdd->doorbell_used,
-				 KFDSIM_DOORBELLS_PER_SLICE);
-	if (db >= KFDSIM_DOORBELLS_PER_SLICE) {
-		ret = -ENOMEM;
-		goto err_slot;
+		return ret;
 	}
 
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
@@ -154,21 +168,22 @@ int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
 		ret = -ENOMEM;
 		goto err_slot;
 	}
-	id = idr_alloc(&p->queues, q, 0, KFD_MAX_QUEUES_PER_PROCESS,
-		       GFP_KERNEL);
-	if (id < 0) {
-		ret = id == -ENOSPC ? -ENOMEM : id;
+	ret = id < 0 ? idr_alloc(&p->queues, q, 0, KFD_MAX_QUEUES_PER_PROCESS,
+				 GFP_KERNEL) :
+		       idr_alloc(&p->queues, q, id, id + 1, GFP_KERNEL);
+	if (ret < 0) {
+		ret = ret == -ENOSPC ? (id < 0 ? -ENOMEM : -EINVAL) : ret;
 		goto err_free;
 	}
 
 	q->pdd = pdd;
-	q->id = id;
+	q->id = ret;
 	q->type = args->queue_type;
 	q->ring_va = args->ring_base_address;
 	q->ring_size = args->ring_size;
 	q->rptr_va = args->read_pointer_address;
 	q->wptr_va = args->write_pointer_address;
-	q->doorbell = db;
+	q->doorbell = slot;
 	q->percentage = args->queue_percentage;
 	q->priority = args->queue_priority;
 	q->eop_va = args->eop_buffer_address;
@@ -177,26 +192,40 @@ int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
 	q->ctx_save_size = args->ctx_save_restore_size;
 	q->ctl_stack_size = args->ctl_stack_size;
 	q->evicted = p->evict_count > 0;
-	__set_bit(db, pdd->doorbell_used);
+	__set_bit(slot, pdd->doorbell_used);
 
 	/* A stale value from an earlier queue in this slot means nothing. */
 	slice = page_address(pdd->doorbells);
-	WRITE_ONCE(slice[db], 0);
+	WRITE_ONCE(slice[slot], 0);
 	kfdsim_cp_add_queue(q);
 	atomic_inc(&kfdsim_counters.queues);
 
-	args->queue_id = id;
+	args->queue_id = q->id;
 	args->doorbell_offset = KFD_MMAP_TYPE_DOORBELL |
 				KFD_MMAP_GPU_ID(pdd->user_gpu_id) |
-				(u64)db * sizeof(u64);
-	mutex_unlock(&p->lock);
+				(u64)slot * sizeof(u64);
 	return 0;
 
 err_free:
 	kfree(q);
 err_slot:
 	kfd_queue_put_slot(pdd, args->queue_type);
-out_unlock:
+	return ret;
+}
+
+int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_create_queue_args *args = data;
+	struct kfdsim_pdd *pdd;
+	int ret;
+
+	pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	if (!pdd) {
+		kfd_reject("CREATE_QUEUE: no GPU with gpu_id %u\n", args->gpu_id);
+		return -EINVAL;
+	}
+	mutex_lock(&p->lock);
+	ret = kfd_queue_create(pdd, args, -1, -1, true);
 	mutex_unlock(&p->lock);
 	return ret;
 }
@@ -264,7 +293,7 @@ int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data)
 		goto out_unlock;
 	}
 	ret = kfd_queue_check_ring(q->pdd, args->ring_base_address,
-				   args->ring_size, "UPDATE_QUEUE");
+				   args->ring_size, "UPDATE_QUEUE", true);
 	if (ret)
 		goto out_unlock;
 

@@ -30,6 +30,7 @@
 #include <linux/wait.h>
 #include <drm/drm_device.h>
 #include <drm/drm_gem.h>
+#include <linux/kfd_ioctl.h>
 #include <linux/kfdsim.h>
 
 #include "kfd_events.h"
@@ -207,6 +208,7 @@ static inline struct kfdsim_gem *to_kfdsim_gem(struct drm_gem_object *obj)
 struct kfdsim_gem *kfdsim_gem_create(struct kfdsim_gpu *gpu,
 				     enum kfdsim_domain domain, u64 size);
 struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
+					     struct mm_struct *mm,
 					     u64 uaddr, u64 size);
 void kfdsim_gem_put(struct kfdsim_gem *bo);
 
@@ -327,6 +329,7 @@ struct kfdsim_process;
  * @doorbells: the doorbell slice (an order-1 allocation), allocated on
  *             first use and freed with the process
  * @doorbell_used: doorbell slots of the slice taken by queues
+ * @doorbell_maps: CPU mappings of the doorbell slice
  * @nr_aql: compute queues of this process on this GPU
  * @nr_sdma: SDMA queues of this process on this GPU
  */
@@ -339,6 +342,7 @@ struct kfdsim_pdd {
 	struct kfdsim_vm vm;
 	struct page *doorbells;
 	DECLARE_BITMAP(doorbell_used, KFDSIM_DOORBELLS_PER_SLICE);
+	atomic_t doorbell_maps;
 	unsigned int nr_aql;
 	unsigned int nr_sdma;
 };
@@ -354,6 +358,8 @@ struct kfdsim_pdd {
  * @va_tree: GPU VA ranges of all BOs of the process, to refuse overlaps
  * @queues: queue id -> struct kfdsim_queue, all GPUs
  * @evict_count: how many evictions are in force; queues run only at 0
+ * @criu_pauser: thread group that paused the process with PROCESS_INFO
+ * @criu_restore_pending: restored, its queues wait for RESUME
  * @events: the process's KFD events (kfd_events.c)
  */
 struct kfdsim_process {
@@ -366,6 +372,8 @@ struct kfdsim_process {
 	struct rb_root_cached va_tree;
 	struct idr queues;
 	unsigned int evict_count;
+	struct pid *criu_pauser;
+	bool criu_restore_pending;
 	struct kfd_event_table events;
 };
 
@@ -377,8 +385,11 @@ struct kfdsim_process {
  * @size: bytes, page aligned
  * @alloc_flags: KFD_IOC_ALLOC_MEM_FLAGS_*
  * @va_node: entry in the process's @va_tree
- * @gem: backing store; NULL for doorbell BOs
+ * @gem: backing store; NULL for doorbell BOs, and for restored userptr
+ *       BOs until RESUME pins their pages
  * @mapped: bit i set when mapped into the page table of GPU index i
+ * @user_addr: the CPU address of a USERPTR BO
+ * @pending_map: GPU indices a restored userptr BO is mapped on at RESUME
  */
 struct kfdsim_bo {
 	struct kfdsim_pdd *pdd;
@@ -389,11 +400,21 @@ struct kfdsim_bo {
 	struct interval_tree_node va_node;
 	struct kfdsim_gem *gem;
 	unsigned long mapped;
+	u64 user_addr;
+	unsigned long pending_map;
 };
 
 struct kfdsim_process *kfd_process_get_current(void);
 struct kfdsim_process *kfd_process_find_pid(pid_t tgid);
 struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle);
+struct kfdsim_process *kfd_process_find_mm(struct mm_struct *mm);
+void kfd_process_reset(struct kfdsim_process *p);
+int kfd_alloc_check(const struct kfd_ioctl_alloc_memory_of_gpu_args *args);
+int kfd_bo_create(struct kfdsim_pdd *pdd,
+		  const struct kfd_ioctl_alloc_memory_of_gpu_args *args,
+		  u32 id, bool defer_userptr, struct kfdsim_bo **out);
+int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets);
+u64 kfd_bo_mmap_offset(const struct kfdsim_bo *bo);
 void kfd_process_put(struct kfdsim_process *p);
 struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p,
 					 u32 gpu_id);
@@ -482,9 +503,25 @@ int kfdsim_queue_load_state(struct kfdsim_queue *q,
 			    const struct kfdsim_queue_state *st);
 
 void kfd_queues_destroy_all(struct kfdsim_process *p);
+int kfd_queue_create(struct kfdsim_pdd *pdd,
+		     struct kfd_ioctl_create_queue_args *args, int id,
+		     int slot, bool check_mapped);
 int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data);
 int kfd_ioctl_destroy_queue(struct kfdsim_process *p, void *data);
 int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data);
+
+/* ---- CRIU (kfd_criu.c, kfd_criu_restore.c) ---- */
+
+int kfd_ioctl_criu(struct kfdsim_process *p, void *data);
+int kfd_criu_restore(struct kfdsim_process *p,
+		     struct kfd_ioctl_criu_args *args);
+int kfd_criu_resume_userptrs(struct kfdsim_process *p);
+void kfd_criu_file_flush(struct kfdsim_process *p);
+bool kfd_criu_should_fail(void);
+void kfd_criu_set_fail_nth(int n);
+int kfd_criu_get_fail_nth(void);
+void *kfd_criu_kvzalloc(size_t n, size_t size);
+int kfd_criu_copy_to_user(u64 uptr, const void *src, size_t len);
 
 /* ---- /dev/kfd (kfd_chardev.c) and topology (kfd_topology.c) ---- */
 

@@ -95,6 +95,27 @@ static const struct file_operations kfdsim_restore_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * criu_fail_nth: write N to make the Nth fault-injection point inside the
+ * CRIU ops fail (once); reads back how many points remain before it fires
+ * (0: fired, or disarmed).
+ */
+static int kfdsim_criu_fail_get(void *data, u64 *val)
+{
+	*val = max(kfd_criu_get_fail_nth(), 0);
+	return 0;
+}
+
+static int kfdsim_criu_fail_set(void *data, u64 val)
+{
+	if (val > INT_MAX)
+		return -EINVAL;
+	kfd_criu_set_fail_nth(val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(kfdsim_criu_fail_fops, kfdsim_criu_fail_get,
+			 kfdsim_criu_fail_set, "%llu\n");
+
 static int kfdsim_queues_show(struct seq_file *m, void *unused)
 {
 	struct kfdsim_queue *q;
@@ -130,6 +151,8 @@ int kfdsim_debugfs_init(void)
 			    &kfdsim_evict_fops);
 	debugfs_create_file("restore", 0200, kfdsim_debugfs_root, NULL,
 			    &kfdsim_restore_fops);
+	debugfs_create_file_unsafe("criu_fail_nth", 0600, kfdsim_debugfs_root,
+				   NULL, &kfdsim_criu_fail_fops);
 	return 0;
 }
 

@@ -234,9 +234,27 @@ err_uncharge:
 	return ERR_PTR(ret);
 }
 
+static long kfdsim_pin_remote(struct mm_struct *mm, u64 uaddr,
+			      unsigned long npages, struct page **pages)
+{
+	long pinned;
+
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	mmap_read_lock(mm);
+	pinned = pin_user_pages_remote(mm, uaddr, npages,
+				       FOLL_WRITE | FOLL_LONGTERM, pages,
+				       NULL, NULL);
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return pinned;
+}
+
 /**
- * kfdsim_gem_create_userptr - pin @size bytes of the caller's memory at @uaddr
+ * kfdsim_gem_create_userptr - pin @size bytes of user memory at @uaddr
  * @gpu: the GPU the object is allocated on
+ * @mm: the address space: the caller's, or (at a CRIU RESUME) the
+ *      restored process's
  * @uaddr: page-aligned user address
  * @size: page-aligned, non-zero
  *
@@ -244,6 +262,7 @@ err_uncharge:
  * range is not fully backed by writable user memory).
  */
 struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
+					     struct mm_struct *mm,
 					     u64 uaddr, u64 size)
 {
 	struct kfdsim_gem *bo;
@@ -253,8 +272,12 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 
-	pinned = pin_user_pages_fast(uaddr, bo->npages,
-				     FOLL_WRITE | FOLL_LONGTERM, bo->pages);
+	if (mm == current->mm)
+		pinned = pin_user_pages_fast(uaddr, bo->npages,
+					     FOLL_WRITE | FOLL_LONGTERM,
+					     bo->pages);
+	else
+		pinned = kfdsim_pin_remote(mm, uaddr, bo->npages, bo->pages);
 	if (pinned != bo->npages) {
 		if (pinned > 0)
 			unpin_user_pages(bo->pages, pinned);

@@ -71,7 +71,7 @@ TEST_F(info, get_version)
 
 	ASSERT_EQ(0, kt_ioctl(self->e.kfd, AMDKFD_IOC_GET_VERSION, &v));
 	EXPECT_EQ(1, v.major_version);
-	EXPECT_EQ(6, v.minor_version);
+	EXPECT_EQ(12, v.minor_version);
 }
 
 /* num_of_nodes 0 asks how many entries there are; nothing is written. */

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The KFD CRIU ioctl (AMDKFD_IOC_CRIU_OP): PROCESS_INFO, CHECKPOINT, UNPAUSE
+ * and RESUME live here, RESTORE in kfd_criu_restore.c.
+ *
+ * The checkpointer (CRIU, the target's ptrace tracer) calls PROCESS_INFO,
+ * CHECKPOINT and UNPAUSE on the target's /dev/kfd file. PROCESS_INFO pauses
+ * (evicts) the target's queues; the pause ends with UNPAUSE, or when the
+ * checkpointer closes any descriptor of that file without unpausing (for
+ * instance because it died), so a target is never left frozen.
+ * See Documentation/criu.rst.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-buf.h>
+#include <linux/file.h>
+#include <linux/kfd_ioctl.h>
+#include <linux/pid_namespace.h>
+#include <linux/ptrace.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <drm/drm_prime.h>
+#include <drm/drm_vma_manager.h>
+
+#include "kfdsim.h"
+#include "kfd_criu.h"
+
+/* ---- fault injection ---- */
+
+static atomic_t kfd_criu_fail_nth = ATOMIC_INIT(0);
+
+/**
+ * kfd_criu_should_fail - fault injection point inside the CRIU ops
+ *
+ * Once armed through debugfs (criu_fail_nth = N), the Nth call returns true
+ * and disarms; every allocation, export and copy of CHECKPOINT and RESTORE
+ * passes through one of these calls first.
+ */
+bool kfd_criu_should_fail(void)
+{
+	if (atomic_read(&kfd_criu_fail_nth) <= 0)
+		return false;
+	if (atomic_dec_return(&kfd_criu_fail_nth))
+		return false;
+	pr_info("CRIU: injected failure\n");
+	return true;
+}
+
+void kfd_criu_set_fail_nth(int n)
+{
+	atomic_set(&kfd_criu_fail_nth, n);
+}
+
+int kfd_criu_get_fail_nth(void)
+{
+	return atomic_read(&kfd_criu_fail_nth);
+}
+
+void *kfd_criu_kvzalloc(size_t n, size_t size)
+{
+	if (kfd_criu_should_fail())
+		return NULL;
+	return kvcalloc(n, size, GFP_KERNEL);
+}
+
+int kfd_criu_copy_to_user(u64 uptr, const void *src, size_t len)
+{
+	if (kfd_criu_should_fail() ||
+	    copy_to_user(u64_to_user_ptr(uptr), src, len))
+		return -EFAULT;
+	return 0;
+}
+
+/* ---- sizes and counts ---- */
+
+struct kfd_criu_counts {
+	u32 num_devices;
+	u32 num_bos;
+	u32 num_queues;
+	u32 num_events;
+	u64 priv_size;
+};
+
+#define KFD_CRIU_OBJ(type)	(sizeof(struct kfd_criu_object) + sizeof(type))
+
+static int kfd_criu_count(struct kfdsim_process *p, struct kfd_criu_counts *c)
+{
+	struct kfdsim_queue *q;
+	struct kfdsim_bo *bo;
+	unsigned int i;
+	int id, events;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		if (!p->pdds[i]->drm_file)
+			continue;
+		c->num_devices++;
+		idr_for_each_entry(&p->pdds[i]->bo_idr, bo, id)
+			c->num_bos++;
+	}
+	idr_for_each_entry(&p->queues, q, id)
+		c->num_queues++;
+	events = kfd_events_count(p);
+	if (events < 0)
+		return events;
+	c->num_events = events;
+
+	c->priv_size = sizeof(struct kfd_criu_header) +
+		KFD_CRIU_OBJ(struct kfd_criu_process_v1) +
+		c->num_devices * KFD_CRIU_OBJ(struct kfd_criu_device_v1) +
+		c->num_bos * KFD_CRIU_OBJ(struct kfd_criu_bo_v1) +
+		c->num_queues * KFD_CRIU_OBJ(struct kfd_criu_queue_v1) +
+		c->num_events * KFD_CRIU_OBJ(struct kfd_criu_event_v1);
+	return 0;
+}
+
+/* ---- PROCESS_INFO / UNPAUSE ---- */
+
+static void kfd_criu_unpause_locked(struct kfdsim_process *p)
+{
+	lockdep_assert_held(&p->lock);
+	kfdsim_process_restore(p);
+	put_pid(p->criu_pauser);
+	p->criu_pauser = NULL;
+}
+
+static int kfd_criu_process_info(struct kfdsim_process *p,
+				 struct kfd_ioctl_criu_args *args)
+{
+	struct kfd_criu_counts c;
+	struct pid_namespace *ns;
+	bool paused_here = false;
+	int ret;
+
+	mutex_lock(&p->lock);
+	if (p->criu_restore_pending) {
+		pr_info_ratelimited("CRIU PROCESS_INFO: process waits for RESUME\n");
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	/* A second PROCESS_INFO of the same pause only recounts. */
+	if (!p->criu_pauser) {
+		ret = kfdsim_process_evict(p);
+		if (ret)
+			goto out_unlock;
+		p->criu_pauser = get_pid(task_tgid(current));
+		paused_here = true;
+	}
+	ret = kfd_criu_count(p, &c);
+	if (ret)
+		goto out_unpause;
+
+	args->num_devices = c.num_devices;
+	args->num_bos = c.num_bos;
+	args->num_objects = c.num_queues + c.num_events;
+	args->priv_data_size = c.priv_size;
+	rcu_read_lock();
+	ns = task_active_pid_ns(p->lead_thread);
+	args->pid = ns ? task_tgid_nr_ns(p->lead_thread, ns) : 0;
+	rcu_read_unlock();
+	mutex_unlock(&p->lock);
+	return 0;
+
+out_unpause:
+	if (paused_here)
+		kfd_criu_unpause_locked(p);
+out_unlock:
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+static int kfd_criu_unpause(struct kfdsim_process *p)
+{
+	int ret = 0;
+
+	mutex_lock(&p->lock);
+	if (p->criu_pauser) {
+		kfd_criu_unpause_locked(p);
+	} else {
+		pr_info_ratelimited("CRIU UNPAUSE: process is not paused\n");
+		ret = -EINVAL;
+	}
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+/**
+ * kfd_criu_file_flush - a descriptor of @p's /dev/kfd file is being closed
+ * @p: the process the file belongs to
+ *
+ * If the closer paused @p and did not unpause it, it gave up on the
+ * checkpoint (or died): resume @p's queues.
+ */
+void kfd_criu_file_flush(struct kfdsim_process *p)
+{
+	if (!READ_ONCE(p->criu_pauser))
+		return;
+	mutex_lock(&p->lock);
+	if (p->criu_pauser == task_tgid(current)) {
+		pr_info("CRIU: checkpointer %d closed /dev/kfd without UNPAUSE, resuming the process\n",
+			task_tgid_nr(current));
+		kfd_criu_unpause_locked(p);
+	}
+	mutex_unlock(&p->lock);
+}
+
+/* ---- CHECKPOINT ---- */
+
+/*
+ * Everything CHECKPOINT hands out. The dma-buf fds are reserved while the
+ * buckets are filled and installed only once nothing can fail any more.
+ */
+struct kfd_criu_dump {
+	struct kfdsim_process *p;
+	struct kfd_criu_counts c;
+	struct kfd_criu_device_bucket *devices;
+	struct kfd_criu_bo_bucket *bos;
+	struct dma_buf **dmabufs;
+	u8 *priv;
+	u64 priv_used;
+	u32 num_objects;
+	u32 events_seen;
+	int dev_index[KFDSIM_MAX_GPUS];
+};
+
+static void *kfd_criu_put_obj(struct kfd_criu_dump *d, u32 type, u32 size)
+{
+	struct kfd_criu_object *obj = (void *)(d->priv + d->priv_used);
+
+	if (d->priv_used + sizeof(*obj) + size > d->c.priv_size)
+		return NULL;
+	obj->type = type;
+	obj->size = size;
+	d->priv_used += sizeof(*obj) + size;
+	d->num_objects++;
+	return obj + 1;
+}
+
+static int kfd_criu_dump_devices(struct kfd_criu_dump *d)
+{
+	struct kfd_criu_device_v1 *dev;
+	struct kfdsim_pdd *pdd;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		pdd = d->p->pdds[i];
+		d->dev_index[i] = -1;
+		if (!pdd->drm_file)
+			continue;
+		dev = kfd_criu_put_obj(d, KFD_CRIU_DEVICE, sizeof(*dev));
+		if (!dev)
+			return -EINVAL;
+		dev->user_gpu_id = pdd->user_gpu_id;
+		d->devices[n].user_gpu_id = pdd->user_gpu_id;
+		d->devices[n].actual_gpu_id = pdd->gpu->gpu_id;
+		d->dev_index[i] = n++;
+	}
+	return 0;
+}
+
+static int kfd_criu_dump_bo(struct kfd_criu_dump *d, struct kfdsim_bo *bo,
+			    unsigned int n)
+{
+	struct kfd_criu_bo_bucket *b = &d->bos[n];
+	struct kfdsim_pdd *pdd = bo->pdd;
+	struct kfd_criu_bo_v1 *obj;
+	struct dma_buf *dmabuf;
+	unsigned int i;
+	int fd;
+
+	obj = kfd_criu_put_obj(d, KFD_CRIU_BO, sizeof(*obj));
+	if (!obj)
+		return -EINVAL;
+	obj->id = bo->id;
+	obj->user_addr = bo->user_addr;
+	for_each_set_bit(i, &bo->mapped, KFDSIM_MAX_GPUS)
+		obj->mapped |= BIT(d->dev_index[i]);
+
+	b->addr = bo->va;
+	b->size = bo->size;
+	b->gpu_id = pdd->user_gpu_id;
+	b->alloc_flags = bo->alloc_flags;
+	b->dmabuf_fd = KFD_INVALID_FD;
+	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) {
+		b->offset = KFD_MMAP_TYPE_DOORBELL |
+			    KFD_MMAP_GPU_ID(pdd->user_gpu_id);
+		return 0;
+	}
+	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) {
+		b->offset = bo->user_addr;
+		return 0;
+	}
+
+	b->offset = drm_vma_node_offset_addr(&bo->gem->base.vma_node);
+	if (kfd_criu_should_fail())
+		return -ENOMEM;
+	dmabuf = drm_gem_prime_export(&bo->gem->base, O_RDWR);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	fd = kfd_criu_should_fail() ? -EMFILE : get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		dma_buf_put(dmabuf);
+		return fd;
+	}
+	d->dmabufs[n] = dmabuf;
+	b->dmabuf_fd = fd;
+	return 0;
+}
+
+static int kfd_criu_dump_bos(struct kfd_criu_dump *d)
+{
+	struct kfdsim_bo *bo;
+	unsigned int i, n = 0;
+	int id, ret;
+
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		idr_for_each_entry(&d->p->pdds[i]->bo_idr, bo, id) {
+			if (n == d->c.num_bos)
+				return -EINVAL;
+			ret = kfd_criu_dump_bo(d, bo, n++);
+			if (ret)
+				return ret;
+		}
+	}
+	return n == d->c.num_bos ? 0 : -EINVAL;
+}
+
+static int kfd_criu_dump_queues(struct kfd_criu_dump *d)
+{
+	struct kfdsim_queue_state st;
+	struct kfd_criu_queue_v1 *o;
+	struct kfdsim_queue *q;
+	int id;
+
+	idr_for_each_entry(&d->p->queues, q, id) {
+		o = kfd_criu_put_obj(d, KFD_CRIU_QUEUE, sizeof(*o));
+		if (!o)
+			return -EINVAL;
+		kfdsim_queue_save_state(q, &st);
+		o->id = q->id;
+		o->user_gpu_id = q->pdd->user_gpu_id;
+		o->type = q->type;
+		o->doorbell = q->doorbell;
+		o->ring_va = q->ring_va;
+		o->ring_size = q->ring_size;
+		o->percentage = q->percentage;
+		o->rptr_va = q->rptr_va;
+		o->wptr_va = q->wptr_va;
+		o->priority = q->priority;
+		o->ctx_save_size = q->ctx_save_size;
+		o->eop_va = q->eop_va;
+		o->eop_size = q->eop_size;
+		o->ctx_save_va = q->ctx_save_va;
+		o->ctl_stack_size = q->ctl_stack_size;
+		o->doorbell_value = kfdsim_queue_doorbell_value(q);
+		o->rptr = st.rptr;
+		o->iteration = st.progress.iteration;
+		o->next_wg = st.progress.next_wg;
+		o->state_flags = st.flags;
+	}
+	return 0;
+}
+
+static int kfd_criu_dump_event(void *ctx, u32 id, u32 type, bool auto_reset,
+			       bool signaled)
+{
+	struct kfd_criu_dump *d = ctx;
+	struct kfd_criu_event_v1 *o;
+
+	/* Events created since PROCESS_INFO counted them do not fit. */
+	if (++d->events_seen > d->c.num_events)
+		return -EINVAL;
+	o = kfd_criu_put_obj(d, KFD_CRIU_EVENT, sizeof(*o));
+	if (!o)
+		return -EINVAL;
+	o->id = id;
+	o->type = type;
+	o->auto_reset = auto_reset;
+	o->signaled = signaled;
+	return 0;
+}
+
+static int kfd_criu_dump_all(struct kfd_criu_dump *d)
+{
+	struct kfd_criu_header *hdr = (void *)d->priv;
+	struct kfd_criu_process_v1 *proc;
+	int ret;
+
+	d->priv_used = sizeof(*hdr);
+	proc = kfd_criu_put_obj(d, KFD_CRIU_PROCESS, sizeof(*proc));
+	if (!proc)
+		return -EINVAL;
+	proc->num_devices = d->c.num_devices;
+	proc->num_bos = d->c.num_bos;
+	proc->num_queues = d->c.num_queues;
+	proc->num_events = d->c.num_events;
+	proc->events_page = kfd_events_page_handle(d->p);
+
+	ret = kfd_criu_dump_devices(d);
+	if (!ret)
+		ret = kfd_criu_dump_bos(d);
+	if (!ret)
+		ret = kfd_criu_dump_queues(d);
+	if (!ret)
+		ret = kfd_events_for_each(d->p, kfd_criu_dump_event, d);
+	if (ret)
+		return ret;
+	if (d->events_seen != d->c.num_events ||
+	    d->priv_used != d->c.priv_size)
+		return -EINVAL;
+
+	hdr->magic = KFD_CRIU_MAGIC;
+	hdr->version = KFD_CRIU_VERSION;
+	hdr->size = d->priv_used;
+	hdr->num_objects = d->num_objects;
+	return 0;
+}
+
+static void kfd_criu_dump_release(struct kfd_criu_dump *d, bool installed)
+{
+	u32 i;
+
+	for (i = 0; d->dmabufs && i < d->c.num_bos; i++) {
+		if (!d->dmabufs[i])
+			continue;
+		if (installed) {
+			fd_install(d->bos[i].dmabuf_fd, d->dmabufs[i]->file);
+		} else {
+			put_unused_fd(d->bos[i].dmabuf_fd);
+			dma_buf_put(d->dmabufs[i]);
+		}
+	}
+	kvfree(d->dmabufs);
+	kvfree(d->devices);
+	kvfree(d->bos);
+	kvfree(d->priv);
+}
+
+static int kfd_criu_checkpoint(struct kfdsim_process *p,
+			       struct kfd_ioctl_criu_args *args)
+{
+	struct kfd_criu_dump d = { .p = p };
+	int ret;
+
+	mutex_lock(&p->lock);
+	if (!p->criu_pauser) {
+		pr_info_ratelimited("CRIU CHECKPOINT: call PROCESS_INFO first\n");
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = kfd_criu_count(p, &d.c);
+	if (ret)
+		goto out_unlock;
+	if (args->num_devices != d.c.num_devices ||
+	    args->num_bos != d.c.num_bos ||
+	    args->num_objects != d.c.num_queues + d.c.num_events ||
+	    args->priv_data_size != d.c.priv_size) {
+		pr_info_ratelimited("CRIU CHECKPOINT: counts differ from PROCESS_INFO's\n");
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+
+	ret = -ENOMEM;
+	d.devices = kfd_criu_kvzalloc(d.c.num_devices, sizeof(*d.devices));
+	d.bos = kfd_criu_kvzalloc(d.c.num_bos, sizeof(*d.bos));
+	d.dmabufs = kfd_criu_kvzalloc(d.c.num_bos, sizeof(*d.dmabufs));
+	d.priv = kfd_criu_kvzalloc(1, d.c.priv_size);
+	if ((d.c.num_devices && !d.devices) ||
+	    (d.c.num_bos && (!d.bos || !d.dmabufs)) || !d.priv)
+		goto out_release;
+
+	ret = kfd_criu_dump_all(&d);
+	if (ret)
+		goto out_release;
+	ret = kfd_criu_copy_to_user(args->devices, d.devices,
+				    d.c.num_devices * sizeof(*d.devices));
+	if (!ret)
+		ret = kfd_criu_copy_to_user(args->bos, d.bos,
+					    d.c.num_bos * sizeof(*d.bos));
+	if (!ret)
+		ret = kfd_criu_copy_to_user(args->priv_data, d.priv,
+					    d.c.priv_size);
+out_release:
+	kfd_criu_dump_release(&d, !ret);
+out_unlock:
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+/* ---- RESUME ---- */
+
+/*
+ * The target of RESUME, by pid in the caller's pid namespace. The caller
+ * passed the CRIU capability check (in the initial user namespace), which
+ * is the permission upstream requires as well.
+ */
+static struct kfdsim_process *kfd_criu_find_target(pid_t pid)
+{
+	struct kfdsim_process *target = NULL;
+	struct task_struct *task;
+	struct mm_struct *mm;
+
+	rcu_read_lock();
+	task = get_pid_task(find_vpid(pid), PIDTYPE_PID);
+	rcu_read_unlock();
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	mm = get_task_mm(task);
+	if (mm) {
+		target = kfd_process_find_mm(mm);
+		mmput(mm);
+	}
+	put_task_struct(task);
+	return target ? target : ERR_PTR(-ESRCH);
+}
+
+static int kfd_criu_resume(struct kfd_ioctl_criu_args *args)
+{
+	struct kfdsim_process *target;
+	int ret;
+
+	target = kfd_criu_find_target(args->pid);
+	if (IS_ERR(target)) {
+		/* -ESRCH: not a KFD process, which plugins treat as "not mine" */
+		pr_debug("CRIU RESUME: pid %u: %ld\n", args->pid,
+			 PTR_ERR(target));
+		return PTR_ERR(target);
+	}
+
+	mutex_lock(&target->lock);
+	if (!target->criu_restore_pending) {
+		pr_info_ratelimited("CRIU RESUME: pid %u was not restored\n",
+				    args->pid);
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = kfd_criu_resume_userptrs(target);
+	if (ret) {
+		pr_info_ratelimited("CRIU RESUME: pid %u: userptr memory not restorable (%d)\n",
+				    args->pid, ret);
+		goto out_unlock;
+	}
+	target->criu_restore_pending = false;
+	kfdsim_process_restore(target);
+out_unlock:
+	mutex_unlock(&target->lock);
+	kfd_process_put(target);
+	return ret;
+}
+
+/* ---- the ioctl ---- */
+
+int kfd_ioctl_criu(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_criu_args *args = data;
+
+	switch (args->op) {
+	case KFD_CRIU_OP_PROCESS_INFO:
+		return kfd_criu_process_info(p, args);
+	case KFD_CRIU_OP_CHECKPOINT:
+		return kfd_criu_checkpoint(p, args);
+	case KFD_CRIU_OP_UNPAUSE:
+		return kfd_criu_unpause(p);
+	case KFD_CRIU_OP_RESTORE:
+		return kfd_criu_restore(p, args);
+	case KFD_CRIU_OP_RESUME:
+		return kfd_criu_resume(args);
+	default:
+		pr_info_ratelimited("CRIU: unknown op %u\n", args->op);
+		return -EINVAL;
+	}
+}
