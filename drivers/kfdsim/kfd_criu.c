@@ -452,14 +452,14 @@ static int kfd_criu_checkpoint(struct kfdsim_process *p,
 	}
 	ret = kfd_criu_count(p, &d.c);
 	if (ret)
-		goto out_unlock;
+		goto out_release;
 	if (args->num_devices != d.c.num_devices ||
 	    args->num_bos != d.c.num_bos ||
 	    args->num_objects != d.c.num_queues + d.c.num_events ||
 	    args->priv_data_size != d.c.priv_size) {
 		pr_info_ratelimited("CRIU CHECKPOINT: counts differ from PROCESS_INFO's\n");
 		ret = -EINVAL;
-		goto out_unlock;
+		goto out_release;
 	}
 
 	ret = -ENOMEM;
@@ -484,6 +484,9 @@ static int kfd_criu_checkpoint(struct kfdsim_process *p,
 					    d.c.priv_size);
 out_release:
 	kfd_criu_dump_release(&d, !ret);
+	/* A failed checkpoint leaves the target running. */
+	if (ret)
+		kfd_criu_unpause_locked(p);
 out_unlock:
 	mutex_unlock(&p->lock);
 	return ret;
