@@ -83,7 +83,8 @@ struct kfd_criu_counts {
 	u64 priv_size;
 };
 
-#define KFD_CRIU_OBJ(type)	(sizeof(struct kfd_criu_object) + sizeof(type))
+/* Bytes an object with a payload of @size takes in the private data. */
+#define KFD_CRIU_OBJ(size)	(sizeof(struct kfd_criu_object) + (size))
 
 static int kfd_criu_count(struct kfdsim_process *p, struct kfd_criu_counts *c)
 {
@@ -108,11 +109,11 @@ static int kfd_criu_count(struct kfdsim_process *p, struct kfd_criu_counts *c)
 	c->num_events = events;
 
 	c->priv_size = sizeof(struct kfd_criu_header) +
-		KFD_CRIU_OBJ(struct kfd_criu_process_v1) +
-		c->num_devices * KFD_CRIU_OBJ(struct kfd_criu_device_v1) +
-		c->num_bos * KFD_CRIU_OBJ(struct kfd_criu_bo_v1) +
-		c->num_queues * KFD_CRIU_OBJ(struct kfd_criu_queue_v1) +
-		c->num_events * KFD_CRIU_OBJ(struct kfd_criu_event_v1);
+		KFD_CRIU_OBJ(sizeof(struct kfd_criu_process_v1)) +
+		c->num_devices * KFD_CRIU_OBJ(sizeof(struct kfd_criu_device_v1)) +
+		c->num_bos * KFD_CRIU_OBJ(sizeof(struct kfd_criu_bo_v1)) +
+		c->num_queues * KFD_CRIU_OBJ(sizeof(struct kfd_criu_queue_v1)) +
+		c->num_events * KFD_CRIU_OBJ(sizeof(struct kfd_criu_event_v1));
 	return 0;
 }
 

@@ -19,14 +19,15 @@
 #ifndef KFD_CRIU_H
 #define KFD_CRIU_H
 
+#include <linux/sizes.h>
 #include <linux/types.h>
 
 #define KFD_CRIU_MAGIC		0x4b465343u	/* "CSFK" */
 #define KFD_CRIU_VERSION	1
 
 /* Refuse private data larger than this outright. */
-#define KFD_CRIU_MAX_PRIV_SIZE	(64u << 20)
-#define KFD_CRIU_MAX_BOS	(1u << 20)
+#define KFD_CRIU_MAX_PRIV_SIZE	SZ_64M
+#define KFD_CRIU_MAX_BOS	(1024 * 1024)
 
 /**
  * struct kfd_criu_header - start of the private data

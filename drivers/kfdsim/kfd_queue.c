@@ -10,13 +10,14 @@
 
 #include <linux/kfd_ioctl.h>
 #include <linux/log2.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "kfdsim.h"
 
 /* Upstream's per-process queue id space. */
 #define KFD_MAX_QUEUES_PER_PROCESS	1024
-#define KFD_MAX_RING_SIZE		(1U << 30)
+#define KFD_MAX_RING_SIZE		SZ_1G
 
 #define kfd_reject(fmt, ...) \
 	pr_info_ratelimited("pid %d: " fmt, task_tgid_nr(current), \
@@ -79,7 +80,7 @@ static int kfd_queue_check_args(struct kfdsim_pdd *pdd,
 				   sizeof(u64), true) ||
 	      !kfdsim_vm_is_mapped(&pdd->vm, args->write_pointer_address,
 				   sizeof(u64), false)))) {
-		kfd_reject("CREATE_QUEUE: rptr 0x%llx / wptr 0x%llx not aligned or not GPU-mapped\n",
+		kfd_reject("CREATE_QUEUE: rptr 0x%llx / wptr 0x%llx unaligned or unmapped\n",
 			   args->read_pointer_address,
 			   args->write_pointer_address);
 		return -EINVAL;

@@ -45,8 +45,8 @@
 
 /* Apertures reported by GET_PROCESS_APERTURES_NEW (gfx9 layout). */
 #define KFDSIM_GPUVM_BASE	((u64)PAGE_SIZE)
-#define KFDSIM_GPUVM_LIMIT	((1ULL << 47) - 1)
-#define KFDSIM_LDS_BASE		(1ULL << 48)
+#define KFDSIM_GPUVM_LIMIT	(BIT_ULL(47) - 1)
+#define KFDSIM_LDS_BASE		BIT_ULL(48)
 #define KFDSIM_SCRATCH_BASE	(2ULL << 48)
 #define KFDSIM_APERTURE_SPAN	0xffffffffULL
 
@@ -119,7 +119,7 @@ extern const struct kfdsim_asic kfdsim_gfx906;
  */
 struct kfdsim_cp {
 	struct task_struct *thread;
-	struct mutex lock;
+	struct mutex lock;		/* see above */
 	struct list_head queues;
 	wait_queue_head_t wq;
 	atomic_t kick;
@@ -364,7 +364,7 @@ struct kfdsim_pdd {
  */
 struct kfdsim_process {
 	struct kref ref;
-	struct mutex lock;
+	struct mutex lock;		/* see above */
 	struct mm_struct *mm;
 	struct task_struct *lead_thread;
 	struct list_head node;

@@ -57,13 +57,12 @@ static ssize_t kfdsim_evict_write(struct file *file, const char __user *buf,
 		return -ESRCH;
 
 	mutex_lock(&p->lock);
-	if (evict) {
+	if (evict)
 		ret = kfdsim_process_evict(p);
-	} else if (!p->evict_count) {
+	else if (!p->evict_count)
 		ret = -EINVAL;
-	} else {
+	else
 		kfdsim_process_restore(p);
-	}
 	mutex_unlock(&p->lock);
 	kfd_process_put(p);
 	return ret ? ret : len;
