@@ -226,7 +226,7 @@ static int kfd_rst_devices(struct kfd_criu_rst *r)
 		r->p->pdds[i]->user_gpu_id = 0;
 	for (i = 0; i < r->nr_dev; i++) {
 		dfile = r->drm_files[i]->private_data;
-		if (cmpxchg(&dfile->driver_priv, NULL, r->p)) {
+		if (cmpxchg(&to_kfdsim_file(dfile)->kfd_owner, NULL, r->p)) {
 			rst_reject("device %u: fd is the VM of another process\n",
 				   i);
 			return -EINVAL;

@@ -79,7 +79,7 @@ int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
 		goto out_put;
 	}
 	/* A render file is one GPU VM: it serves a single process. */
-	if (cmpxchg(&dfile->driver_priv, NULL, p)) {
+	if (cmpxchg(&to_kfdsim_file(dfile)->kfd_owner, NULL, p)) {
 		mutex_unlock(&p->lock);
 		kfd_reject("ACQUIRE_VM: fd %u is already the VM of another process\n",
 			   args->drm_fd);

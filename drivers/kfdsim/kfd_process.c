@@ -99,7 +99,7 @@ static void kfd_pdd_unbind(struct kfdsim_pdd *pdd)
 	if (!pdd->drm_file)
 		return;
 	dfile = pdd->drm_file->private_data;
-	cmpxchg(&dfile->driver_priv, pdd->p, NULL);
+	cmpxchg(&to_kfdsim_file(dfile)->kfd_owner, pdd->p, NULL);
 	fput(pdd->drm_file);
 	pdd->drm_file = NULL;
 }

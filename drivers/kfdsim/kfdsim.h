@@ -29,6 +29,7 @@
 #include <linux/xarray.h>
 #include <linux/wait.h>
 #include <drm/drm_device.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <linux/kfd_ioctl.h>
 #include <linux/kfdsim.h>
@@ -150,6 +151,21 @@ struct kfdsim_gpu {
 static inline struct kfdsim_gpu *to_kfdsim_gpu(struct drm_device *drm)
 {
 	return container_of(drm, struct kfdsim_gpu, drm);
+}
+
+/**
+ * struct kfdsim_drm_file - per-open state of a render (or primary) node
+ * @kfd_owner: the KFD process that made this file its GPU VM with
+ *             ACQUIRE_VM (or a CRIU RESTORE), or NULL; set once, with
+ *             cmpxchg, and cleared when that process lets go of it
+ */
+struct kfdsim_drm_file {
+	struct kfdsim_process *kfd_owner;
+};
+
+static inline struct kfdsim_drm_file *to_kfdsim_file(struct drm_file *file)
+{
+	return file->driver_priv;
 }
 
 /* kfdsim_drv.c: the device list, fixed for the module's lifetime. */

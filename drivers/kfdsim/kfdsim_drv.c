@@ -17,6 +17,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_prime.h>
+#include <linux/slab.h>
 
 #include "kfdsim.h"
 
@@ -44,9 +45,32 @@ static struct platform_device *kfdsim_pdevs[KFDSIM_MAX_GPUS];
 
 DEFINE_DRM_GEM_FOPS(kfdsim_drm_fops);
 
+static int kfdsim_drm_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct kfdsim_drm_file *kfile;
+
+	kfile = kzalloc(sizeof(*kfile), GFP_KERNEL);
+	if (!kfile)
+		return -ENOMEM;
+	file->driver_priv = kfile;
+	return 0;
+}
+
+/* A bound file is held by its KFD process, so it is unbound by now. */
+static void kfdsim_drm_postclose(struct drm_device *drm,
+				 struct drm_file *file)
+{
+	struct kfdsim_drm_file *kfile = to_kfdsim_file(file);
+
+	WARN_ON(kfile->kfd_owner);
+	kfree(kfile);
+}
+
 static const struct drm_driver kfdsim_drm_driver = {
 	.driver_features	= DRIVER_GEM | DRIVER_RENDER,
 	.fops			= &kfdsim_drm_fops,
+	.open			= kfdsim_drm_open,
+	.postclose		= kfdsim_drm_postclose,
 	.prime_handle_to_fd	= drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle	= drm_gem_prime_fd_to_handle,
 	.gem_prime_mmap		= drm_gem_prime_mmap,
