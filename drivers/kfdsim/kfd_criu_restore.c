@@ -347,7 +347,8 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 		return -EINVAL;
 	}
 	pdd = r->dev_pdd[dev];
-	if (!kfd_rst_va_planned(pdd, o->ring_va, o->ring_size, false) ||
+	if (!kfd_rst_va_planned(pdd, o->ring_va, o->ring_size,
+				o->type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) ||
 	    !kfd_rst_va_planned(pdd, o->rptr_va, sizeof(u64), true) ||
 	    !kfd_rst_va_planned(pdd, o->wptr_va, sizeof(u64), false)) {
 		rst_reject("queue %u: ring or pointers not in memory mapped on its GPU\n",

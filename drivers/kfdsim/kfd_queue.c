@@ -29,8 +29,10 @@ static bool kfd_queue_is_sdma(u32 type)
 	       type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI;
 }
 
+/* The CP invalidates consumed AQL packets, so an AQL ring must be writable. */
 static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
-				u32 ring_size, const char *op, bool check_mapped)
+				u32 ring_size, const char *op, bool check_mapped,
+				bool writable)
 {
 	if (!ring_va || ring_size < KFD_MIN_QUEUE_RING_SIZE ||
 	    ring_size > KFD_MAX_RING_SIZE || !is_power_of_2(ring_size)) {
@@ -40,7 +42,7 @@ static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
 	}
 	if (!IS_ALIGNED(ring_va, KFDSIM_AQL_PACKET_SIZE) ||
 	    (check_mapped &&
-	     !kfdsim_vm_is_mapped(&pdd->vm, ring_va, ring_size, false))) {
+	     !kfdsim_vm_is_mapped(&pdd->vm, ring_va, ring_size, writable))) {
 		kfd_reject("%s: ring 0x%llx size %u not aligned or not GPU-mapped on gpu %u\n",
 			   op, ring_va, ring_size, pdd->user_gpu_id);
 		return -EINVAL;
@@ -70,7 +72,8 @@ static int kfd_queue_check_args(struct kfdsim_pdd *pdd,
 		return -EINVAL;
 	}
 	ret = kfd_queue_check_ring(pdd, args->ring_base_address,
-				   args->ring_size, "CREATE_QUEUE", check_mapped);
+				   args->ring_size, "CREATE_QUEUE", check_mapped,
+				   type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
 	if (ret)
 		return ret;
 	if (!IS_ALIGNED(args->read_pointer_address, sizeof(u64)) ||
@@ -294,7 +297,8 @@ int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data)
 		goto out_unlock;
 	}
 	ret = kfd_queue_check_ring(q->pdd, args->ring_base_address,
-				   args->ring_size, "UPDATE_QUEUE", true);
+				   args->ring_size, "UPDATE_QUEUE", true,
+				   q->type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
 	if (ret)
 		goto out_unlock;
 

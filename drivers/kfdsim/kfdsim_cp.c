@@ -136,8 +136,10 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 {
 	struct kfdsim_vm *vm = &q->pdd->vm;
 	u64 entries = q->ring_size / KFDSIM_AQL_PACKET_SIZE;
+	const u16 invalid = KFDSIM_AQL_TYPE_INVALID;
 	enum kfdsim_run run = KFDSIM_RUN_IDLE;
 	struct kfdsim_fault fault;
+	u64 slot;
 	union {
 		u16 header;
 		struct kfdsim_aql_dispatch dispatch;
@@ -157,10 +159,9 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 	while (q->state.rptr < wptr) {
 		if (run == KFDSIM_RUN_BUSY && ktime_get_ns() >= deadline)
 			return run;
-		ret = kfdsim_vm_read(vm, q->ring_va +
-				     (q->state.rptr % entries) *
-				     KFDSIM_AQL_PACKET_SIZE,
-				     &pkt, sizeof(pkt), &fault);
+		slot = q->ring_va + (q->state.rptr % entries) *
+		       KFDSIM_AQL_PACKET_SIZE;
+		ret = kfdsim_vm_read(vm, slot, &pkt, sizeof(pkt), &fault);
 		if (ret)
 			return kfdsim_queue_error(q, ret, &fault);
 
@@ -194,6 +195,13 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 		}
 		if (!ret)
 			ret = kfdsim_signal_complete(q, sig, &fault);
+		/*
+		 * Hand the slot back to the producer: a slot reserved on the
+		 * next lap must read INVALID until its new packet is published.
+		 */
+		if (!ret)
+			ret = kfdsim_vm_write(vm, slot, &invalid, sizeof(invalid),
+					      &fault);
 		if (ret)
 			return kfdsim_queue_error(q, ret, &fault);
 
