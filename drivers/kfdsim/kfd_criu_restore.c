@@ -116,9 +116,13 @@ static int kfd_rst_parse(struct kfd_criu_rst *r)
 			   hdr->version, KFD_CRIU_VERSION);
 		return -EINVAL;
 	}
-	if (hdr->size != size || hdr->pad) {
+	if (hdr->size != size) {
 		rst_reject("header says %llu bytes, priv_data_size is %llu\n",
 			   hdr->size, size);
+		return -EINVAL;
+	}
+	if (hdr->pad) {
+		rst_reject("header padding is 0x%x, not zero\n", hdr->pad);
 		return -EINVAL;
 	}
 	for (i = 0; i < hdr->num_objects; i++) {
@@ -374,6 +378,7 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 static int kfd_rst_event(struct kfd_criu_rst *r, u32 i)
 {
 	const struct kfd_criu_event_v1 *o = r->event_objs[i];
+	int ret;
 
 	if (o->auto_reset > 1 || o->signaled > 1) {
 		rst_reject("event %u: bad flags\n", o->id);
@@ -381,8 +386,14 @@ static int kfd_rst_event(struct kfd_criu_rst *r, u32 i)
 	}
 	if (kfd_criu_should_fail())
 		return -ENOMEM;
-	return kfd_event_restore(r->p, o->id, o->type, o->auto_reset,
-				 o->signaled);
+	ret = kfd_event_restore(r->p, o->id, o->type, o->auto_reset,
+				o->signaled);
+	/* A taken id or a full table here means malformed input. */
+	if (ret == -EEXIST || ret == -ENOSPC) {
+		rst_reject("event %u: duplicate id or too many events\n", o->id);
+		ret = -EINVAL;
+	}
+	return ret;
 }
 
 /* ---- the op ---- */

@@ -30,6 +30,9 @@
 #define KFDSIM_CP_SLICE_NS	(2 * NSEC_PER_MSEC)
 #define KFDSIM_CP_POLL_MIN_US	50
 #define KFDSIM_CP_POLL_MAX_US	4000
+/* After about a second of idle polling, poll this slowly. */
+#define KFDSIM_CP_POLL_IDLE_US	20000
+#define KFDSIM_CP_IDLE_ROUNDS	250
 /* A round this much longer than its slices means a stuck workgroup. */
 #define KFDSIM_CP_OVERRUN_NS	(200 * NSEC_PER_MSEC)
 
@@ -161,7 +164,18 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 			return run;
 		slot = q->ring_va + (q->state.rptr % entries) *
 		       KFDSIM_AQL_PACKET_SIZE;
-		ret = kfdsim_vm_read(vm, slot, &pkt, sizeof(pkt), &fault);
+		/*
+		 * The producer stores the header last, with release order:
+		 * read it first and the body only after it, never torn.
+		 */
+		ret = kfdsim_vm_read(vm, slot, &pkt.header, sizeof(pkt.header),
+				     &fault);
+		if (!ret && (pkt.header & KFDSIM_AQL_HEADER_TYPE_MASK) ==
+			    KFDSIM_AQL_TYPE_INVALID)
+			return run;
+		smp_rmb();
+		if (!ret)
+			ret = kfdsim_vm_read(vm, slot, &pkt, sizeof(pkt), &fault);
 		if (ret)
 			return kfdsim_queue_error(q, ret, &fault);
 
@@ -320,7 +334,7 @@ static int kfdsim_cp_thread(void *data)
 {
 	struct kfdsim_gpu *gpu = data;
 	struct kfdsim_cp *cp = &gpu->cp;
-	unsigned int poll_us = KFDSIM_CP_POLL_MIN_US;
+	unsigned int poll_us = KFDSIM_CP_POLL_MIN_US, idle_rounds = 0;
 	bool busy;
 
 	while (!kthread_should_stop()) {
@@ -331,16 +345,20 @@ static int kfdsim_cp_thread(void *data)
 			wait_event_idle(cp->wq, kthread_should_stop() ||
 					atomic_read(&cp->kick));
 			poll_us = KFDSIM_CP_POLL_MIN_US;
+			idle_rounds = 0;
 			continue;
 		}
-		if (busy) {
+		if (busy || atomic_read(&cp->kick)) {
 			poll_us = KFDSIM_CP_POLL_MIN_US;
+			idle_rounds = 0;
 			cond_resched();
 			continue;
 		}
-		if (!atomic_read(&cp->kick))
-			usleep_range_state(poll_us, 2 * poll_us, TASK_IDLE);
-		poll_us = min(2 * poll_us, KFDSIM_CP_POLL_MAX_US);
+		usleep_range_state(poll_us, 2 * poll_us, TASK_IDLE);
+		if (poll_us < KFDSIM_CP_POLL_MAX_US)
+			poll_us = min(2 * poll_us, KFDSIM_CP_POLL_MAX_US);
+		else if (++idle_rounds > KFDSIM_CP_IDLE_ROUNDS)
+			poll_us = KFDSIM_CP_POLL_IDLE_US;
 	}
 	return 0;
 }
