@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A tiny GPU "runtime" for the kfdsim selftests of queues, the command
+ * processor, SDMA, events and preemption.
+ *
+ * It sits on top of kfdsim_test.h: a struct kg_rt is a kt_env (one /dev/kfd
+ * and an acquired render node per GPU) plus a GPU VA allocator, the doorbell
+ * mappings and a pool of HSA signals. Queues keep their ring in a GTT BO and
+ * their read/write pointers, kernel descriptors and kernel arguments in a
+ * second GTT BO, all GPU-mapped on the queue's GPU and CPU-mapped through
+ * the render node.
+ *
+ * Like kfdsim_test.h this does not include the kselftest harness: functions
+ * return 0 or -errno and leave asserting to the test.
+ */
+#ifndef KFDSIM_GPU_H
+#define KFDSIM_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/kfd_ioctl.h>
+#include <linux/kfdsim.h>
+
+#include "kfdsim_test.h"
+
+#define KG_DEBUGFS		"/sys/kernel/debug/kfdsim"
+#define KG_EVICT		KG_DEBUGFS "/evict"
+#define KG_RESTORE		KG_DEBUGFS "/restore"
+#define KG_QUEUES		KG_DEBUGFS "/queues"
+
+/* Default wait for the simulated GPU: generous, TCG is slow. */
+#define KG_TIMEOUT_MS		60000
+
+/* GPU VAs handed out by kg_bo_new(), far above the KT_VA() slots. */
+#define KG_VA_BASE		0x200000000000ULL
+#define KG_VA_ALIGN		(2 * KT_MIB)
+
+/* kg_bo_new() options (the ALLOC flags are passed separately). */
+#define KG_MAP_OWN	0x0	/* GPU-map on the BO's own GPU (default) */
+#define KG_MAP_ALL	0x1	/* GPU-map on every GPU */
+#define KG_MAP_NONE	0x2	/* no GPU mapping */
+#define KG_NO_CPU	0x4	/* no CPU mapping */
+
+/* AQL header of a packet type with system-scope acquire and release. */
+#define KG_AQL_HDR(type)						\
+	((uint16_t)((type) |						\
+		    KFDSIM_AQL_FENCE_SCOPE_SYSTEM <<			\
+			KFDSIM_AQL_HEADER_ACQUIRE_SHIFT |		\
+		    KFDSIM_AQL_FENCE_SCOPE_SYSTEM <<			\
+			KFDSIM_AQL_HEADER_RELEASE_SHIFT))
+
+/* kg_aql_commit(): which write pointers to advance. */
+#define KG_RING_WPTR		0x1	/* the in-memory write index */
+#define KG_RING_DOORBELL	0x2
+#define KG_RING_BOTH		(KG_RING_WPTR | KG_RING_DOORBELL)
+
+struct kg_bo {
+	uint64_t handle;
+	uint64_t va;
+	uint64_t size;
+	uint64_t mmap_offset;
+	void *cpu;		/* CPU mapping, or NULL */
+	int gpu;		/* index of the GPU it was allocated on */
+	bool mapped;		/* GPU-mapped (on one or all GPUs) */
+	bool map_all;
+};
+
+struct kg_signal {
+	struct kfdsim_signal *cpu;
+	uint64_t va;
+};
+
+#define KG_SIGNALS_PER_POOL	1024
+
+struct kg_rt {
+	struct kt_env e;
+	uint32_t ids[KT_MAX_GPUS];
+	uint64_t *doorbells[KT_MAX_GPUS];	/* slice mapping, lazily */
+	uint64_t next_va;
+	struct kg_bo sigpool;		/* made on first use, GPU 0, all mapped */
+	unsigned int nsignals;
+};
+
+struct kg_queue {
+	struct kg_rt *rt;
+	int gpu;
+	uint32_t type;
+	uint32_t id;
+	uint32_t ring_size;	/* bytes */
+	uint64_t doorbell_offset;
+	struct kg_bo ring;
+	struct kg_bo ctl;	/* rptr, wptr, descriptors, kernargs */
+	volatile uint64_t *rptr;
+	volatile uint64_t *wptr;
+	volatile uint64_t *doorbell;
+	uint64_t windex;	/* next write: AQL packets, SDMA bytes */
+};
+
+/* Offsets inside a queue's ctl BO. */
+#define KG_CTL_RPTR		0
+#define KG_CTL_WPTR		8
+#define KG_CTL_DESC(op)		(256 + 64 * (op))	/* op 1..6 */
+#define KG_CTL_KERNARG		4096		/* 64 B per ring slot */
+
+/* ---- runtime ---- */
+
+/* Open /dev/kfd and every GPU, acquire every VM. 0 or -errno. */
+int kg_open(struct kg_rt *rt);
+void kg_close(struct kg_rt *rt);
+
+/* ---- buffer objects ---- */
+
+/*
+ * Allocate @size bytes (rounded up to a page) of @flags memory
+ * (KT_VRAM/KT_GTT | KT_WRITABLE ...) on GPU index @gpu at a fresh GPU VA
+ * followed by an unmapped gap, then map it as @opts says.
+ */
+int kg_bo_new(struct kg_rt *rt, int gpu, uint64_t size, uint32_t flags,
+	      unsigned int opts, struct kg_bo *bo);
+int kg_bo_free(struct kg_rt *rt, struct kg_bo *bo);
+/* A GPU VA with nothing mapped within 2 MiB either side. */
+uint64_t kg_va_hole(struct kg_rt *rt);
+
+/* ---- queues ---- */
+
+/*
+ * Create a queue of @type (KFD_IOC_QUEUE_TYPE_COMPUTE_AQL or _SDMA) with a
+ * ring of @ring_size bytes on GPU index @gpu, and map its doorbell.
+ */
+int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
+		 uint32_t ring_size, struct kg_queue *q);
+/* DESTROY_QUEUE, then free the queue's BOs. Returns the ioctl's result. */
+int kg_queue_free(struct kg_queue *q);
+/* Wait until the queue's read pointer reaches its write index. */
+int kg_queue_wait_idle(struct kg_queue *q, int timeout_ms);
+/* The CP's read pointer as it last wrote it. */
+uint64_t kg_queue_rptr(const struct kg_queue *q);
+
+/* ---- AQL ---- */
+
+uint32_t kg_aql_entries(const struct kg_queue *q);
+void *kg_aql_slot(const struct kg_queue *q, uint64_t index);
+/* Wait for a free slot at the write index. 0 or -ETIMEDOUT. */
+int kg_aql_wait_room(struct kg_queue *q, int timeout_ms);
+/*
+ * Copy @pkt (64 bytes) into the slot at the write index: the body first,
+ * then, if @header, the header with a release store (else the slot's header
+ * is set to INVALID). The write index does not move.
+ */
+void kg_aql_write(struct kg_queue *q, const void *pkt, bool header);
+/* Store @header into slot @index with release semantics. */
+void kg_aql_publish(struct kg_queue *q, uint64_t index, uint16_t header);
+/* Advance the write index by one and publish it as @how says. */
+void kg_aql_commit(struct kg_queue *q, unsigned int how);
+/* wait_room + write + commit(BOTH). */
+int kg_aql_submit(struct kg_queue *q, const void *pkt);
+
+/*
+ * Build a dispatch packet of built-in kernel @op over @n work-items in
+ * workgroups of @wg; its arguments (@args, @args_size bytes, <= 64) go to
+ * the kernarg slot of the packet's ring slot. @sig_va may be 0.
+ */
+void kg_dispatch_packet(struct kg_queue *q, uint32_t op, const void *args,
+			size_t args_size, uint32_t n, uint32_t wg,
+			uint64_t sig_va, struct kfdsim_aql_dispatch *pkt);
+int kg_dispatch(struct kg_queue *q, uint32_t op, const void *args,
+		size_t args_size, uint32_t n, uint32_t wg, uint64_t sig_va);
+/* Barrier-AND or -OR (@type) on up to 5 signal VAs (0 = unused). */
+int kg_barrier(struct kg_queue *q, uint32_t type, const uint64_t *deps,
+	       unsigned int ndeps, uint64_t sig_va);
+
+/* ---- signals ---- */
+
+int kg_signal_new(struct kg_rt *rt, int64_t value, struct kg_signal *s);
+void kg_signal_store(struct kg_signal *s, int64_t value);
+int64_t kg_signal_load(const struct kg_signal *s);
+/* Wait until the value equals @value: 0, or -ETIMEDOUT. */
+int kg_signal_wait(const struct kg_signal *s, int64_t value, int timeout_ms);
+
+/* ---- SDMA ---- */
+
+/* Copy @ndw dwords into the ring (waiting for room), do not ring. */
+int kg_sdma_write(struct kg_queue *q, const uint32_t *dw, uint32_t ndw);
+/* Publish everything written: write pointer and doorbell, in bytes. */
+void kg_sdma_commit(struct kg_queue *q);
+/* Linear copies of at most @chunk bytes each (0: the 2 MiB maximum). */
+int kg_sdma_copy(struct kg_queue *q, uint64_t dst, uint64_t src,
+		 uint64_t bytes, uint32_t chunk);
+int kg_sdma_fill(struct kg_queue *q, uint64_t dst, uint32_t value,
+		 uint64_t bytes);
+int kg_sdma_fence(struct kg_queue *q, uint64_t addr, uint32_t value);
+int kg_sdma_trap(struct kg_queue *q, uint32_t event_id);
+int kg_sdma_nop(struct kg_queue *q, uint32_t extra);
+
+/* ---- events ---- */
+
+int kg_event_new(int kfd, uint32_t type, bool auto_reset, uint64_t page,
+		 struct kfd_ioctl_create_event_args *out);
+int kg_event_destroy(int kfd, uint32_t id);
+int kg_event_set(int kfd, uint32_t id);
+int kg_event_reset(int kfd, uint32_t id);
+/*
+ * WAIT_EVENTS on @n entries of @ev (event_id filled in). Returns the ioctl
+ * result (0 or -errno, EINTR retried with the updated timeout); the
+ * wait_result in @result.
+ */
+int kg_wait(int kfd, struct kfd_event_data *ev, uint32_t n, bool all,
+	    uint32_t timeout_ms, uint32_t *result);
+/* One event: returns the wait_result, or a negative errno. */
+int kg_wait1(int kfd, uint32_t id, uint32_t timeout_ms);
+
+/* ---- preemption and debugfs ---- */
+
+int kg_evict(pid_t pid);
+int kg_restore(pid_t pid);
+
+struct kg_qinfo {
+	uint32_t gpu_id;
+	int pid;
+	uint32_t queue;
+	uint32_t type;
+	uint64_t rptr;
+	uint32_t iteration;
+	uint32_t next_wg;
+	uint32_t flags;
+	int evicted;
+};
+
+/* The debugfs "queues" line of queue @queue of process @pid: 0 / -ENOENT. */
+int kg_qinfo(pid_t pid, uint32_t queue, struct kg_qinfo *qi);
+/* Number of queues of @pid listed (-errno on error). */
+int kg_qcount(pid_t pid);
+
+/* pids of the CP kthreads ("kfdsim_cp*"); count or -errno. */
+int kg_cp_threads(pid_t *pids, int max);
+/* utime + stime of a task, in clock ticks. */
+int kg_task_ticks(pid_t pid, unsigned long long *ticks);
+
+/* ---- misc ---- */
+
+uint64_t kg_now_ms(void);
+void kg_sleep_ms(unsigned int ms);
+
+/*
+ * The loop kernel's recurrence is affine, so @steps steps from step @first
+ * are x -> A * x + B; compute A and B.
+ */
+void kg_loop_affine(uint32_t first, uint32_t steps, uint32_t *a, uint32_t *b);
+
+/*
+ * How many steps of the loop kernel over @n elements (workgroups of @wg)
+ * take about @ms milliseconds on GPU index @gpu, measured with a short run.
+ */
+int kg_loop_steps_for(struct kg_rt *rt, int gpu, uint32_t n, uint32_t wg,
+		      unsigned int ms, uint32_t *steps);
+
+#endif /* KFDSIM_GPU_H */

@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Preemption through the debugfs hooks: a long loop kernel evicted in the
+ * middle stays frozen at a workgroup boundary (memory and saved state do
+ * not move), its memory matches the saved progress exactly, and after the
+ * restore the result equals an uninterrupted run. Also repeated and nested
+ * evictions, every queue and GPU of the process at once, queues created
+ * while evicted, and an evicted checksum staying exact.
+ *
+ * The loop kernel's recurrence is affine per step, so the CPU reference for
+ * any number of steps is one multiply-add per element (kg_loop_affine()).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kt_harness.h"
+#include "kfdsim_gpu.h"
+
+#define AQL	KFD_IOC_QUEUE_TYPE_COMPUTE_AQL
+#define N	(256 * 1024)	/* elements of the loop buffer */
+#define WG	1024
+#define RUN_MS	4000		/* length of an uninterrupted run */
+
+FIXTURE(pre) {
+	struct kg_rt rt;
+	pid_t pid;
+	uint32_t steps;
+	uint32_t *init;		/* initial contents of the loop buffer */
+	int evicted;		/* evictions to undo in teardown */
+};
+
+FIXTURE_SETUP(pre)
+{
+	ASSERT_EQ(0, kg_open(&self->rt));
+	self->pid = getpid();
+	self->init = malloc(4 * N);
+	ASSERT_NE(NULL, self->init);
+	kt_fill(self->init, 4 * N, 2024);
+}
+
+FIXTURE_TEARDOWN(pre)
+{
+	while (self->evicted-- > 0)
+		kg_restore(self->pid);
+	free(self->init);
+	kg_close(&self->rt);
+}
+
+struct loop {
+	struct kg_queue q;
+	struct kg_bo buf;
+	struct kg_signal sig;
+};
+
+/* Steps of the loop kernel for a run of about RUN_MS, measured once. */
+static int calibrate(FIXTURE_DATA(pre) *self)
+{
+	int ret = 0;
+
+	if (!self->steps) {
+		ret = kg_loop_steps_for(&self->rt, 0, N, WG, RUN_MS,
+					&self->steps);
+		if (self->steps < 8)
+			self->steps = 8;
+	}
+	return ret;
+}
+
+static int loop_start(FIXTURE_DATA(pre) *self, int gpu, struct loop *l)
+{
+	struct kfdsim_args_loop args;
+	int ret;
+
+	ret = calibrate(self);
+	if (!ret)
+		ret = kg_bo_new(&self->rt, gpu, 4 * N, KT_VRAM | KT_WRITABLE, 0,
+			&l->buf);
+	if (!ret)
+		ret = kg_queue_new(&self->rt, gpu, AQL, 1024, &l->q);
+	if (!ret)
+		ret = kg_signal_new(&self->rt, 1, &l->sig);
+	if (ret)
+		return ret;
+	memcpy(l->buf.cpu, self->init, 4 * N);
+	args = (struct kfdsim_args_loop){ .buf = l->buf.va,
+					  .steps = self->steps };
+	return kg_dispatch(&l->q, KFDSIM_KERNEL_LOOP, &args, sizeof(args), N,
+			   WG, l->sig.va);
+}
+
+/* Wait until the dispatch reached step @it. */
+static int wait_iteration(pid_t pid, struct loop *l, uint32_t it)
+{
+	struct kg_qinfo qi;
+	uint64_t t0 = kg_now_ms();
+	int ret;
+
+	while (kg_now_ms() - t0 < KG_TIMEOUT_MS) {
+		ret = kg_qinfo(pid, l->q.id, &qi);
+		if (ret)
+			return ret;
+		if (qi.iteration >= it || qi.rptr)
+			return 0;
+		kg_sleep_ms(10);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * Elements whose workgroup ran in step @it have had it + 1 steps, the
+ * others it steps. Returns the number of mismatches (logged).
+ */
+static uint32_t check_progress(struct __test_metadata *_metadata,
+			       const uint32_t *init, const uint32_t *buf,
+			       uint32_t it, uint32_t next_wg)
+{
+	uint32_t a0, b0, a1, b1, i, bad = 0;
+
+	kg_loop_affine(0, it, &a0, &b0);
+	kg_loop_affine(0, it + 1, &a1, &b1);
+	for (i = 0; i < N; i++) {
+		uint32_t want = i < next_wg * WG ? init[i] * a1 + b1 :
+						   init[i] * a0 + b0;
+
+		if (buf[i] != want && bad++ < 3)
+			TH_LOG("step %u wg %u: element %u is 0x%x, want 0x%x",
+			       it, next_wg, i, buf[i], want);
+	}
+	return bad;
+}
+
+static uint32_t check_final(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(pre) *self, const uint32_t *buf)
+{
+	return check_progress(_metadata, self->init, buf, self->steps, 0);
+}
+
+/*
+ * Evict, then check the queue is frozen mid-kernel: evicted in debugfs,
+ * state inside the dispatch, memory consistent with it and unchanged over
+ * @hold_ms. Returns the saved state in @qi.
+ */
+static void evict_and_check(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(pre) *self, struct loop *l,
+			    unsigned int hold_ms, struct kg_qinfo *qi)
+{
+	struct kg_qinfo later;
+	uint64_t t0, took;
+	uint32_t *snap;
+
+	snap = malloc(4 * N);
+	ASSERT_NE(NULL, snap);
+	t0 = kg_now_ms();
+	ASSERT_EQ(0, kg_evict(self->pid));
+	took = kg_now_ms() - t0;
+	self->evicted++;
+	/*
+	 * One CP round, normally a few ms. The bound is loose because a
+	 * loaded host can stall the guest; the state checks below are what
+	 * proves the kernel was stopped mid-way rather than waited for.
+	 */
+	EXPECT_LT(took, 5000) TH_LOG("eviction took %lu ms",
+				     (unsigned long)took);
+	ASSERT_EQ(0, kg_qinfo(self->pid, l->q.id, qi));
+	EXPECT_EQ(1, qi->evicted);
+	EXPECT_EQ(0, qi->rptr) TH_LOG("the dispatch already completed");
+	EXPECT_LT(qi->iteration, self->steps);
+	EXPECT_LT(qi->next_wg, N / WG);
+	EXPECT_EQ(0, qi->flags);
+	memcpy(snap, l->buf.cpu, 4 * N);
+	EXPECT_EQ(0, check_progress(_metadata, self->init, snap,
+				    qi->iteration, qi->next_wg));
+	kg_sleep_ms(hold_ms);
+	EXPECT_EQ(0, memcmp(snap, l->buf.cpu, 4 * N))
+		TH_LOG("memory changed while evicted");
+	ASSERT_EQ(0, kg_qinfo(self->pid, l->q.id, &later));
+	EXPECT_EQ(qi->iteration, later.iteration);
+	EXPECT_EQ(qi->next_wg, later.next_wg);
+	EXPECT_EQ(1, kg_signal_load(&l->sig));
+	free(snap);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+	ssize_t len = (ssize_t)strlen(text);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void restore(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(pre) *self)
+{
+	ASSERT_EQ(0, kg_restore(self->pid));
+	self->evicted--;
+}
+
+TEST_F_TIMEOUT(pre, evict_mid_kernel_freezes_then_resumes_exactly, 300)
+{
+	struct kg_qinfo qi;
+	struct loop l;
+
+	ASSERT_EQ(0, loop_start(self, 0, &l));
+	TH_LOG("loop kernel: %u steps over %u elements", self->steps, N);
+	ASSERT_EQ(0, wait_iteration(self->pid, &l, 1));
+	evict_and_check(_metadata, self, &l, 300, &qi);
+	TH_LOG("evicted at step %u, workgroup %u", qi.iteration, qi.next_wg);
+	EXPECT_NE(0, qi.iteration + qi.next_wg);
+	restore(_metadata, self);
+	ASSERT_EQ(0, kg_qinfo(self->pid, l.q.id, &qi));
+	EXPECT_EQ(0, qi.evicted);
+	ASSERT_EQ(0, kg_signal_wait(&l.sig, 0, KG_TIMEOUT_MS));
+	EXPECT_EQ(0, kg_queue_wait_idle(&l.q, KG_TIMEOUT_MS));
+	EXPECT_EQ(1, kg_queue_rptr(&l.q));
+	EXPECT_EQ(0, check_final(_metadata, self, l.buf.cpu));
+}
+
+TEST_F_TIMEOUT(pre, repeated_evict_restore_in_one_run, 300)
+{
+	struct kg_qinfo qi, prev = { 0 };
+	struct loop l;
+	int i, done = 0;
+
+	ASSERT_EQ(0, loop_start(self, 0, &l));
+	for (i = 0; i < 5; i++) {
+		kg_sleep_ms(i ? 250 : 100);
+		if (kg_signal_load(&l.sig) == 0)
+			break;
+		evict_and_check(_metadata, self, &l, 100, &qi);
+		/* Progress only moves forward. */
+		EXPECT_TRUE(qi.iteration > prev.iteration ||
+			    (qi.iteration == prev.iteration &&
+			     qi.next_wg >= prev.next_wg));
+		prev = qi;
+		restore(_metadata, self);
+		done++;
+	}
+	TH_LOG("%d evictions during the run, the last at step %u of %u",
+	       done, prev.iteration, self->steps);
+	EXPECT_GE(done, 3);
+	ASSERT_EQ(0, kg_signal_wait(&l.sig, 0, KG_TIMEOUT_MS));
+	EXPECT_EQ(0, check_final(_metadata, self, l.buf.cpu));
+}
+
+TEST_F_TIMEOUT(pre, nested_evict_needs_two_restores, 300)
+{
+	struct kg_qinfo qi;
+	uint32_t *snap;
+	struct loop l;
+
+	snap = malloc(4 * N);
+	ASSERT_NE(NULL, snap);
+	ASSERT_EQ(0, loop_start(self, 0, &l));
+	ASSERT_EQ(0, wait_iteration(self->pid, &l, 1));
+	evict_and_check(_metadata, self, &l, 50, &qi);
+	ASSERT_EQ(0, kg_evict(self->pid));
+	self->evicted++;
+	restore(_metadata, self);
+	/* Still evicted after one restore. */
+	memcpy(snap, l.buf.cpu, 4 * N);
+	kg_sleep_ms(300);
+	ASSERT_EQ(0, kg_qinfo(self->pid, l.q.id, &qi));
+	EXPECT_EQ(1, qi.evicted);
+	EXPECT_EQ(0, memcmp(snap, l.buf.cpu, 4 * N));
+	EXPECT_EQ(1, kg_signal_load(&l.sig));
+	restore(_metadata, self);
+	ASSERT_EQ(0, kg_signal_wait(&l.sig, 0, KG_TIMEOUT_MS));
+	EXPECT_EQ(0, check_final(_metadata, self, l.buf.cpu));
+	/* One restore too many; and pids without KFD state. */
+	EXPECT_EQ(-EINVAL, kg_restore(self->pid));
+	EXPECT_EQ(-ESRCH, kg_evict(1));
+	EXPECT_EQ(-ESRCH, kg_restore(1));
+	EXPECT_EQ(-ESRCH, kg_evict(-5));
+	EXPECT_EQ(-EINVAL, write_file(KG_EVICT, "abc\n"));
+	free(snap);
+}
+
+/* Eviction stops every queue of the process on every GPU, SDMA too. */
+TEST_F_TIMEOUT(pre, evict_stops_all_queues_all_gpus, 300)
+{
+	struct loop l[KT_MAX_GPUS];
+	struct kg_queue sdma;
+	struct kg_qinfo qi;
+	struct kg_bo fb;
+	int g;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &fb));
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_SDMA, 1024,
+				  &sdma));
+	for (g = 0; g < self->rt.e.ngpus; g++)
+		ASSERT_EQ(0, loop_start(self, g, &l[g]));
+	for (g = 0; g < self->rt.e.ngpus; g++)
+		ASSERT_EQ(0, wait_iteration(self->pid, &l[g], 1));
+	ASSERT_EQ(0, kg_evict(self->pid));
+	self->evicted++;
+	ASSERT_EQ(0, kg_sdma_fence(&sdma, fb.va, 0x77));
+	for (g = 0; g < self->rt.e.ngpus; g++) {
+		ASSERT_EQ(0, kg_qinfo(self->pid, l[g].q.id, &qi));
+		EXPECT_EQ(1, qi.evicted);
+		EXPECT_EQ(0, check_progress(_metadata, self->init,
+					    l[g].buf.cpu, qi.iteration,
+					    qi.next_wg)) TH_LOG("gpu %d", g);
+	}
+	ASSERT_EQ(0, kg_qinfo(self->pid, sdma.id, &qi));
+	EXPECT_EQ(1, qi.evicted);
+	kg_sleep_ms(300);
+	EXPECT_EQ(0, *(uint32_t *)fb.cpu);
+	EXPECT_EQ(0, kg_queue_rptr(&sdma));
+	restore(_metadata, self);
+	ASSERT_EQ(0, kg_queue_wait_idle(&sdma, KG_TIMEOUT_MS));
+	EXPECT_EQ(0x77, *(uint32_t *)fb.cpu);
+	for (g = 0; g < self->rt.e.ngpus; g++) {
+		ASSERT_EQ(0, kg_signal_wait(&l[g].sig, 0, KG_TIMEOUT_MS));
+		EXPECT_EQ(0, check_final(_metadata, self, l[g].buf.cpu))
+			TH_LOG("gpu %d", g);
+	}
+}
+
+/* A queue created while the process is evicted starts evicted. */
+TEST_F(pre, queue_created_while_evicted_waits_for_restore)
+{
+	struct kfdsim_args_fill fargs;
+	struct kg_signal sig;
+	struct kg_qinfo qi;
+	struct kg_queue q;
+	struct kg_bo buf;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 1 % self->rt.e.ngpus, KT_PAGE,
+			       KT_GTT | KT_WRITABLE, 0, &buf));
+	ASSERT_EQ(0, kg_evict(self->pid));
+	self->evicted++;
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 1 % self->rt.e.ngpus, AQL, 1024,
+				  &q));
+	ASSERT_EQ(0, kg_qinfo(self->pid, q.id, &qi));
+	EXPECT_EQ(1, qi.evicted);
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
+	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 3 };
+	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+				 sizeof(fargs), 1024, 64, sig.va));
+	kg_sleep_ms(300);
+	EXPECT_EQ(0, *(uint32_t *)buf.cpu);
+	restore(_metadata, self);
+	ASSERT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS));
+	EXPECT_EQ(3, ((uint32_t *)buf.cpu)[1023]);
+}
+
+/* A checksum evicted and restored many times adds every workgroup once. */
+TEST_F_TIMEOUT(pre, evicted_checksum_stays_exact, 300)
+{
+	const uint32_t n = 16 * 1024 * 1024;
+	struct kfdsim_args_checksum args;
+	struct kg_bo src, res;
+	struct kg_signal sig;
+	struct kg_queue q;
+	uint64_t want = 0;
+	uint32_t *p, i;
+	int k = 0;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4ULL * n, KT_VRAM, 0, &src));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &res));
+	p = src.cpu;
+	kt_fill(p, 4ULL * n, 31);
+	for (i = 0; i < n; i++)
+		want += (uint64_t)p[i] * (2 * (uint64_t)i + 1);
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, AQL, 1024, &q));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
+	args = (struct kfdsim_args_checksum){ src.va, res.va };
+	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_CHECKSUM, &args,
+				 sizeof(args), n, 512, sig.va));
+	while (kg_signal_load(&sig) && k < 50) {
+		ASSERT_EQ(0, kg_evict(self->pid));
+		self->evicted++;
+		kg_sleep_ms(5);
+		restore(_metadata, self);
+		kg_sleep_ms(5);
+		k++;
+	}
+	ASSERT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS));
+	TH_LOG("%d evict/restore cycles during the checksum", k);
+	EXPECT_EQ(want, *(uint64_t *)res.cpu);
+}
+
+/* A dependency cleared while evicted: the barrier passes only after restore. */
+TEST_F(pre, barrier_released_while_evicted_waits_for_restore)
+{
+	struct kfdsim_args_fill fargs;
+	struct kg_signal dep, done;
+	struct kg_queue q;
+	struct kg_bo buf;
+	uint64_t deps[1];
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &buf));
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, AQL, 1024, &q));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &dep));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &done));
+	deps[0] = dep.va;
+	ASSERT_EQ(0, kg_barrier(&q, KFDSIM_AQL_TYPE_BARRIER_AND, deps, 1, 0));
+	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 8 };
+	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+				 sizeof(fargs), 1, 1, done.va));
+	kg_sleep_ms(100);
+	ASSERT_EQ(0, kg_evict(self->pid));
+	self->evicted++;
+	kg_signal_store(&dep, 0);
+	kg_sleep_ms(300);
+	EXPECT_EQ(0, kg_queue_rptr(&q));
+	EXPECT_EQ(0, *(uint32_t *)buf.cpu);
+	restore(_metadata, self);
+	ASSERT_EQ(0, kg_signal_wait(&done, 0, KG_TIMEOUT_MS));
+	EXPECT_EQ(8, *(uint32_t *)buf.cpu);
+}
+
+/*
+ * Child side of the cross-process tests: run the loop kernel, report its
+ * queue id, wait for "go" (or be killed), then check the result.
+ */
+struct child_run {
+	const uint32_t *init;
+	uint32_t steps;
+	int report;	/* write end: queue id */
+	int go;		/* read end */
+};
+
+static int loop_child(void *arg, char *msg, size_t len)
+{
+	struct child_run *c = arg;
+	struct kfdsim_args_loop args;
+	struct kg_signal sig;
+	struct kg_queue q;
+	struct kg_bo buf;
+	struct kg_rt rt;
+	uint32_t a, b, i, *p;
+	char go;
+
+	KT_CHECK(!kg_open(&rt), "kg_open");
+	KT_CHECK(!kg_bo_new(&rt, 0, 4 * N, KT_GTT | KT_WRITABLE, 0, &buf),
+		 "bo");
+	KT_CHECK(!kg_queue_new(&rt, 0, AQL, 1024, &q), "queue");
+	KT_CHECK(!kg_signal_new(&rt, 1, &sig), "signal");
+	p = buf.cpu;
+	memcpy(p, c->init, 4 * N);
+	args = (struct kfdsim_args_loop){ .buf = buf.va, .steps = c->steps };
+	KT_CHECK(!kg_dispatch(&q, KFDSIM_KERNEL_LOOP, &args, sizeof(args), N,
+			      WG, sig.va), "dispatch");
+	KT_CHECK(write(c->report, &q.id, sizeof(q.id)) == sizeof(q.id),
+		 "report");
+	KT_CHECK(read(c->go, &go, 1) == 1, "go");
+	KT_CHECK(!kg_signal_wait(&sig, 0, KG_TIMEOUT_MS), "signal stuck");
+	kg_loop_affine(0, c->steps, &a, &b);
+	for (i = 0; i < N; i++)
+		KT_CHECK(p[i] == c->init[i] * a + b, "element %u", i);
+	kg_close(&rt);
+	return 0;
+}
+
+/* The pid, other than @not, owning a queue with id @qid (or -1). */
+static pid_t queue_owner(uint32_t qid, pid_t not)
+{
+	FILE *f = fopen(KG_QUEUES, "re");
+	char line[256];
+	struct kg_qinfo x;
+	pid_t found = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %d %u", &x.gpu_id, &x.pid,
+			   &x.queue) == 3 && x.pid != not && x.queue == qid)
+			found = x.pid;
+	fclose(f);
+	return found;
+}
+
+struct parent_run {
+	FIXTURE_DATA(pre) *self;
+	struct child_run c;
+	int report_rd, go_wr;
+	char msg[256];
+	int ret;
+};
+
+static void *run_child_thread(void *arg)
+{
+	struct parent_run *r = arg;
+
+	r->ret = kt_run_child(loop_child, &r->c, r->msg, sizeof(r->msg));
+	return NULL;
+}
+
+/* The usual checkpoint flow: another process (the child) is evicted. */
+TEST_F_TIMEOUT(pre, evict_other_process, 300)
+{
+	struct parent_run r = { .self = self };
+	struct kg_qinfo qi, later;
+	int rep[2], go[2];
+	pthread_t t;
+	pid_t child = -1;
+	uint32_t qid;
+
+	ASSERT_EQ(0, calibrate(self));
+	ASSERT_EQ(0, pipe(rep));
+	ASSERT_EQ(0, pipe(go));
+	r.c = (struct child_run){ self->init, self->steps, rep[1], go[0] };
+	ASSERT_EQ(0, pthread_create(&t, NULL, run_child_thread, &r));
+	ASSERT_EQ(sizeof(qid), read(rep[0], &qid, sizeof(qid)));
+	child = queue_owner(qid, self->pid);
+	ASSERT_GT(child, 0);
+	kg_sleep_ms(300);
+	ASSERT_EQ(0, kg_evict(child));
+	ASSERT_EQ(0, kg_qinfo(child, qid, &qi));
+	EXPECT_EQ(1, qi.evicted);
+	EXPECT_EQ(0, qi.rptr);
+	kg_sleep_ms(300);
+	ASSERT_EQ(0, kg_qinfo(child, qid, &later));
+	EXPECT_EQ(qi.iteration, later.iteration);
+	EXPECT_EQ(qi.next_wg, later.next_wg);
+	TH_LOG("child evicted at step %u, workgroup %u", qi.iteration,
+	       qi.next_wg);
+	EXPECT_EQ(0, kg_restore(child));
+	EXPECT_EQ(1, write(go[1], "g", 1));
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, r.ret) TH_LOG("child: %s", r.msg);
+	close(rep[0]);
+	close(rep[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
+/* A process that dies while evicted leaves nothing behind. */
+TEST_F_TIMEOUT(pre, process_killed_while_evicted, 300)
+{
+	struct kt_props base, now;
+	char msg[512];
+	int rep[2], status;
+	uint32_t qid;
+	pid_t pid;
+
+	ASSERT_EQ(0, calibrate(self));
+	ASSERT_EQ(0, kt_counters(&base, msg, sizeof(msg)));
+	ASSERT_EQ(0, pipe(rep));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct child_run c = { self->init, self->steps, rep[1], -1 };
+		int never[2];
+
+		if (pipe(never))
+			_exit(1);
+		c.go = never[0];
+		_exit(loop_child(&c, msg, sizeof(msg)) ? 1 : 0);
+	}
+	ASSERT_EQ(sizeof(qid), read(rep[0], &qid, sizeof(qid)));
+	kg_sleep_ms(200);
+	ASSERT_EQ(0, kg_evict(pid));
+	ASSERT_EQ(0, kg_evict(pid));
+	ASSERT_EQ(1, kg_qcount(pid));
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, kg_qcount(pid));
+	EXPECT_EQ(-ESRCH, kg_restore(pid));
+	/* Our own runtime is in the counters both times. */
+	ASSERT_EQ(0, kt_counters(&now, msg, sizeof(msg)));
+	EXPECT_EQ(0, kt_counters_diff(&base, &now, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
+	close(rep[0]);
+	close(rep[1]);
+}
+
+/*
+ * Evicting an SDMA queue busy with 2 MiB copies: prompt, stopped at a
+ * packet boundary, and every copy right after the restore.
+ */
+TEST_F_TIMEOUT(pre, evict_busy_sdma_queue, 300)
+{
+	const uint64_t chunk = 2 * KT_MIB;
+	const int ncopies = 30;
+	struct kg_bo src, dst;
+	struct kg_qinfo qi, later;
+	struct kg_queue q;
+	uint64_t t0, took;
+	int i;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, chunk, KT_VRAM, 0, &src));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, ncopies * chunk,
+			       KT_GTT | KT_WRITABLE, 0, &dst));
+	kt_fill(src.cpu, chunk, 77);
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_SDMA, 4096,
+				  &q));
+	for (i = 0; i < ncopies; i++)
+		ASSERT_EQ(0, kg_sdma_copy(&q, dst.va + i * chunk, src.va, chunk,
+					  0));
+	kg_sleep_ms(50);
+	t0 = kg_now_ms();
+	ASSERT_EQ(0, kg_evict(self->pid));
+	took = kg_now_ms() - t0;
+	self->evicted++;
+	TH_LOG("eviction of a busy SDMA queue took %lu ms",
+	       (unsigned long)took);
+	EXPECT_LT(took, 5000);
+	ASSERT_EQ(0, kg_qinfo(self->pid, q.id, &qi));
+	EXPECT_EQ(0, qi.rptr % 28);
+	EXPECT_LT(qi.rptr, ncopies * 28) TH_LOG("all copies done already");
+	EXPECT_EQ(qi.rptr, kg_queue_rptr(&q));
+	kg_sleep_ms(200);
+	ASSERT_EQ(0, kg_qinfo(self->pid, q.id, &later));
+	EXPECT_EQ(qi.rptr, later.rptr);
+	restore(_metadata, self);
+	ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
+	for (i = 0; i < ncopies; i++)
+		ASSERT_TRUE(kt_check((char *)dst.cpu + i * chunk, chunk, 77))
+			TH_LOG("copy %d", i);
+}
+
+TEST_HARNESS_MAIN
