@@ -35,7 +35,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/selftests
-areas="topology memory apertures isolation teardown badinput abi queues compute sdma events preempt"
+areas="topology memory apertures isolation teardown badinput abi queues compute sdma events preempt libdrm hsakmt"
 vram_mb=${KFDSIM_TEST_VRAM_MB:-256}
 limit=${KFDSIM_TEST_TIMEOUT:-900}
 counters=/sys/kernel/debug/kfdsim/counters

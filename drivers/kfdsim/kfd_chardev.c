@@ -120,6 +120,41 @@ static int kfd_ioctl_get_apertures_new(struct kfdsim_process *p, void *data)
 	return 0;
 }
 
+/* amdkfd's bounds for the alternate (APE1) aperture of gfx7-9 */
+#define KFD_APE1_FIXED_BITS	0xffff80000000ffffULL
+#define KFD_APE1_LIMIT_ALIGN	0xffffULL
+
+/*
+ * Simulated memory is always coherent, so a policy changes nothing; the
+ * arguments are checked as amdkfd checks them, as ROCm's thunk sets one.
+ */
+static int kfd_ioctl_set_memory_policy(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_set_memory_policy_args *args = data;
+	u64 base = args->alternate_aperture_base;
+	u64 last = base + args->alternate_aperture_size - 1;
+	struct kfdsim_pdd *pdd;
+	int ret = 0;
+
+	if (args->pad ||
+	    args->default_policy > KFD_IOC_CACHE_POLICY_NONCOHERENT ||
+	    args->alternate_policy > KFD_IOC_CACHE_POLICY_NONCOHERENT)
+		return -EINVAL;
+	if (args->alternate_aperture_size &&
+	    (last <= base || (base & KFD_APE1_FIXED_BITS) ||
+	     (last & KFD_APE1_FIXED_BITS) != KFD_APE1_LIMIT_ALIGN))
+		return -EINVAL;
+
+	mutex_lock(&p->lock);
+	pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	if (!pdd)
+		ret = -EINVAL;
+	else if (!pdd->drm_file)
+		ret = -ESRCH;	/* as amdkfd, a GPU without a VM */
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
 typedef int kfd_ioctl_fn(struct kfdsim_process *p, void *data);
 
 /* The ioctl serves checkpoint/restore: privileged, usable by the tracer. */
@@ -143,7 +178,7 @@ static const struct kfd_ioctl_desc kfd_ioctls[] = {
 	KFD_IOCTL(GET_VERSION, kfd_ioctl_get_version),
 	KFD_IOCTL(CREATE_QUEUE, kfd_ioctl_create_queue),
 	KFD_IOCTL(DESTROY_QUEUE, kfd_ioctl_destroy_queue),
-	KFD_IOCTL(SET_MEMORY_POLICY, NULL),
+	KFD_IOCTL(SET_MEMORY_POLICY, kfd_ioctl_set_memory_policy),
 	KFD_IOCTL(GET_CLOCK_COUNTERS, kfd_ioctl_get_clock_counters),
 	KFD_IOCTL(GET_PROCESS_APERTURES, NULL),
 	KFD_IOCTL(UPDATE_QUEUE, kfd_ioctl_update_queue),

@@ -153,15 +153,24 @@ static inline struct kfdsim_gpu *to_kfdsim_gpu(struct drm_device *drm)
 	return container_of(drm, struct kfdsim_gpu, drm);
 }
 
+struct kfdsim_amdgpu_file;
+
 /**
  * struct kfdsim_drm_file - per-open state of a render (or primary) node
  * @kfd_owner: the KFD process that made this file its GPU VM with
  *             ACQUIRE_VM (or a CRIU RESTORE), or NULL; set once, with
- *             cmpxchg, and cleared when that process lets go of it
+ *             cmpxchg, and cleared when that process lets go of it;
+ *             KFDSIM_OWNER_AMDGPU once the file's own amdgpu GPU VM is in
+ *             use, which keeps KFD from binding it
+ * @amdgpu: the state of the amdgpu uAPI (kfdsim_amdgpu*.c)
  */
 struct kfdsim_drm_file {
 	struct kfdsim_process *kfd_owner;
+	struct kfdsim_amdgpu_file *amdgpu;
 };
+
+/* @kfd_owner of a file whose amdgpu GPU VM has mappings or submissions. */
+#define KFDSIM_OWNER_AMDGPU	((struct kfdsim_process *)1)
 
 static inline struct kfdsim_drm_file *to_kfdsim_file(struct drm_file *file)
 {
@@ -227,6 +236,9 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 					     struct mm_struct *mm,
 					     u64 uaddr, u64 size);
 void kfdsim_gem_put(struct kfdsim_gem *bo);
+/* The GTT budget shared by all GPUs, and how much of it is allocated. */
+u64 kfdsim_gtt_limit(void);
+u64 kfdsim_gtt_usage(void);
 
 /* ---- GPU page table (kfdsim_vm.c) ---- */
 

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 
 #include "kfdsim.h"
+#include "kfdsim_amdgpu.h"
 
 static unsigned int num_gpus = 2;
 module_param(num_gpus, uint, 0444);
@@ -48,10 +49,16 @@ DEFINE_DRM_GEM_FOPS(kfdsim_drm_fops);
 static int kfdsim_drm_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct kfdsim_drm_file *kfile;
+	int ret;
 
 	kfile = kzalloc(sizeof(*kfile), GFP_KERNEL);
 	if (!kfile)
 		return -ENOMEM;
+	ret = kfdsim_amdgpu_open(drm, kfile);
+	if (ret) {
+		kfree(kfile);
+		return ret;
+	}
 	file->driver_priv = kfile;
 	return 0;
 }
@@ -62,6 +69,7 @@ static void kfdsim_drm_postclose(struct drm_device *drm,
 {
 	struct kfdsim_drm_file *kfile = to_kfdsim_file(file);
 
+	kfdsim_amdgpu_postclose(kfile);
 	WARN_ON(kfile->kfd_owner);
 	kfree(kfile);
 }
@@ -71,15 +79,18 @@ static const struct drm_driver kfdsim_drm_driver = {
 	.fops			= &kfdsim_drm_fops,
 	.open			= kfdsim_drm_open,
 	.postclose		= kfdsim_drm_postclose,
-	.prime_handle_to_fd	= drm_gem_prime_handle_to_fd,
+	.prime_handle_to_fd	= kfdsim_amdgpu_prime_handle_to_fd,
 	.prime_fd_to_handle	= drm_gem_prime_fd_to_handle,
+	.gem_prime_import	= kfdsim_amdgpu_prime_import,
 	.gem_prime_mmap		= drm_gem_prime_mmap,
-	/* amdgpu's name and major version, so AMD userspace accepts the node */
+	.ioctls			= kfdsim_amdgpu_ioctls,
+	.num_ioctls		= KFDSIM_AMDGPU_NUM_IOCTLS,
+	/* amdgpu's name and version, so AMD userspace accepts the node */
 	.name			= "amdgpu",
 	.desc			= "kfdsim simulated AMD GPU",
 	.date			= "20261122",
 	.major			= 3,
-	.minor			= 0,
+	.minor			= KFDSIM_AMDGPU_MINOR,
 	.patchlevel		= 0,
 };
 
@@ -100,9 +111,13 @@ int kfdsim_gpu_render_minor(const struct kfdsim_gpu *gpu)
 	return gpu->drm.render ? gpu->drm.render->index : -1;
 }
 
+/* A render node of a kfdsim GPU (the primary nodes share the fops). */
 bool kfdsim_is_render_file(const struct file *filp)
 {
-	return filp->f_op == &kfdsim_drm_fops;
+	const struct drm_file *file = filp->private_data;
+
+	return filp->f_op == &kfdsim_drm_fops &&
+	       file->minor->type == DRM_MINOR_RENDER;
 }
 
 /*

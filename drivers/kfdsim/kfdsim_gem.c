@@ -26,9 +26,14 @@
 
 static atomic64_t kfdsim_gtt_used = ATOMIC64_INIT(0);
 
-static u64 kfdsim_gtt_limit(void)
+u64 kfdsim_gtt_limit(void)
 {
 	return ((u64)totalram_pages() << PAGE_SHIFT) / 2;
+}
+
+u64 kfdsim_gtt_usage(void)
+{
+	return atomic64_read(&kfdsim_gtt_used);
 }
 
 /* Reserve @size bytes of the domain's budget, or fail with -ENOMEM. */
@@ -139,6 +144,14 @@ static const struct vm_operations_struct kfdsim_gem_vm_ops = {
 static int kfdsim_gem_mmap(struct drm_gem_object *obj,
 			   struct vm_area_struct *vma)
 {
+	/*
+	 * ROCm's thunk reserves the CPU address of a BO it does not map with
+	 * a PROT_NONE, MAP_PRIVATE mapping. As amdgpu does, such a mapping
+	 * loses VM_MAYWRITE, so it can never become copy-on-write.
+	 */
+	if (is_cow_mapping(vma->vm_flags) &&
+	    !(vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
+		vma->vm_flags &= ~VM_MAYWRITE;
 	/* PFN mappings cannot be copy-on-write; userptr BOs have no offset. */
 	if (to_kfdsim_gem(obj)->domain == KFDSIM_DOMAIN_USERPTR ||
 	    is_cow_mapping(vma->vm_flags))

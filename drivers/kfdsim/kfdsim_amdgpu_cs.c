@@ -1,0 +1,764 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * amdgpu uAPI: contexts, BO lists, command submission and fences.
+ *
+ * Only the DMA IP exists: one ring per simulated SDMA engine. CS fetches
+ * each indirect buffer through the file's GPU VM and runs its packets on the
+ * simulated SDMA engine (kfdsim_sdma_exec(), the one KFD SDMA queues use)
+ * before the ioctl returns. A submission that completes gets the next
+ * sequence number of its context and ring; one that fails (a packet the
+ * engine refuses, a GPU page fault, a truncated IB) returns the error and
+ * consumes no sequence number, after whatever packets before the bad one
+ * did. Fence waits therefore never block: every sequence number handed out
+ * has signalled.
+ *
+ * All memory is resident, so BO lists are only checked and kept: a list
+ * holds references on its BOs, as in amdgpu.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/highmem.h>
+#include <linux/kref.h>
+#include <linux/mm.h>
+#include <linux/sizes.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <drm/drm_auth.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+
+#include "kfdsim_amdgpu.h"
+
+/* Limits on what one file or one request may ask for. */
+#define KFDSIM_AMDGPU_MAX_CTXS		1024
+#define KFDSIM_AMDGPU_MAX_BO_LISTS	1024
+#define KFDSIM_AMDGPU_MAX_LIST_BOS	65536
+#define KFDSIM_AMDGPU_MAX_CHUNKS	256
+#define KFDSIM_AMDGPU_MAX_IBS		64
+#define KFDSIM_AMDGPU_MAX_DEPS		1024
+#define KFDSIM_AMDGPU_MAX_FENCES	1024
+/* An IB is copied into the kernel before it runs: 1 MiB of packets. */
+#define KFDSIM_AMDGPU_MAX_IB_BYTES	SZ_1M
+
+#define KFDSIM_AMDGPU_IB_FLAGS \
+	(AMDGPU_IB_FLAG_CE | AMDGPU_IB_FLAG_PREAMBLE | \
+	 AMDGPU_IB_FLAG_PREEMPT | AMDGPU_IB_FLAG_TC_WB_NOT_INVALIDATE | \
+	 AMDGPU_IB_FLAG_RESET_GDS_MAX_WAVE_ID | AMDGPU_IB_FLAG_EMIT_MEM_SYNC)
+
+/**
+ * struct kfdsim_amdgpu_ctx - a submission context
+ * @ref: held by the file's context table and by submissions in flight
+ * @seq: per SDMA ring, the sequence number of the last submission
+ * @pstate: the stable power state last set (recorded only)
+ */
+struct kfdsim_amdgpu_ctx {
+	struct kref ref;
+	u64 seq[KFDSIM_AMDGPU_MAX_RINGS];
+	u32 pstate;
+};
+
+/**
+ * struct kfdsim_amdgpu_bo_list - a BO list (residency list)
+ * @count: entries in @objs
+ * @objs: the BOs, a reference held on each
+ */
+struct kfdsim_amdgpu_bo_list {
+	u32 count;
+	struct drm_gem_object *objs[];
+};
+
+static void kfdsim_amdgpu_ctx_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct kfdsim_amdgpu_ctx, ref));
+}
+
+static void kfdsim_amdgpu_ctx_put(struct kfdsim_amdgpu_ctx *ctx)
+{
+	kref_put(&ctx->ref, kfdsim_amdgpu_ctx_release);
+}
+
+static void kfdsim_amdgpu_bo_list_free(struct kfdsim_amdgpu_bo_list *list)
+{
+	u32 i;
+
+	if (!list)
+		return;
+	for (i = 0; i < list->count; i++)
+		drm_gem_object_put(list->objs[i]);
+	kvfree(list);
+}
+
+void kfdsim_amdgpu_cs_fini(struct kfdsim_amdgpu_file *af)
+{
+	struct kfdsim_amdgpu_bo_list *list;
+	struct kfdsim_amdgpu_ctx *ctx;
+	int id;
+
+	idr_for_each_entry(&af->ctxs, ctx, id)
+		kfdsim_amdgpu_ctx_put(ctx);
+	idr_destroy(&af->ctxs);
+	idr_for_each_entry(&af->bo_lists, list, id)
+		kfdsim_amdgpu_bo_list_free(list);
+	idr_destroy(&af->bo_lists);
+}
+
+/* ---- contexts ---- */
+
+static bool kfdsim_amdgpu_prio_valid(s32 prio)
+{
+	switch (prio) {
+	case AMDGPU_CTX_PRIORITY_UNSET:
+	case AMDGPU_CTX_PRIORITY_VERY_LOW:
+	case AMDGPU_CTX_PRIORITY_LOW:
+	case AMDGPU_CTX_PRIORITY_NORMAL:
+	case AMDGPU_CTX_PRIORITY_HIGH:
+	case AMDGPU_CTX_PRIORITY_VERY_HIGH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int kfdsim_amdgpu_ctx_alloc(struct kfdsim_amdgpu_file *af,
+				   struct drm_file *file, s32 prio, u32 *id)
+{
+	struct kfdsim_amdgpu_ctx *ctx;
+	int ret;
+
+	/* As amdgpu: above normal takes CAP_SYS_NICE or DRM master. */
+	if (prio > AMDGPU_CTX_PRIORITY_NORMAL && !capable(CAP_SYS_NICE) &&
+	    !drm_is_current_master(file))
+		return -EACCES;
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	if (!ctx)
+		return -ENOMEM;
+	kref_init(&ctx->ref);
+
+	mutex_lock(&af->lock);
+	ret = idr_alloc(&af->ctxs, ctx, 1, KFDSIM_AMDGPU_MAX_CTXS + 1,
+			GFP_KERNEL);
+	mutex_unlock(&af->lock);
+	if (ret < 0) {
+		kfree(ctx);
+		return ret == -ENOSPC ? -ENOMEM : ret;
+	}
+	*id = ret;
+	return 0;
+}
+
+/* The context @id with a reference, or NULL. */
+static struct kfdsim_amdgpu_ctx *
+kfdsim_amdgpu_ctx_get(struct kfdsim_amdgpu_file *af, u32 id)
+{
+	struct kfdsim_amdgpu_ctx *ctx;
+
+	mutex_lock(&af->lock);
+	ctx = id <= INT_MAX ? idr_find(&af->ctxs, id) : NULL;
+	if (ctx)
+		kref_get(&ctx->ref);
+	mutex_unlock(&af->lock);
+	return ctx;
+}
+
+int kfdsim_amdgpu_ctx(struct drm_device *drm, void *data,
+		      struct drm_file *file)
+{
+	struct kfdsim_amdgpu_file *af = to_amdgpu_file(file);
+	union drm_amdgpu_ctx *args = data;
+	struct kfdsim_amdgpu_ctx *ctx;
+	u32 op = args->in.op, flags = args->in.flags, id = args->in.ctx_id;
+	int ret;
+
+	if (!kfdsim_amdgpu_prio_valid(args->in.priority))
+		return -EINVAL;
+	if (flags && op != AMDGPU_CTX_OP_SET_STABLE_PSTATE)
+		return -EINVAL;
+
+	switch (op) {
+	case AMDGPU_CTX_OP_ALLOC_CTX:
+		if (id)
+			return -EINVAL;
+		ret = kfdsim_amdgpu_ctx_alloc(af, file, args->in.priority, &id);
+		if (ret)
+			return ret;
+		memset(args, 0, sizeof(*args));
+		args->out.alloc.ctx_id = id;
+		return 0;
+	case AMDGPU_CTX_OP_FREE_CTX:
+		mutex_lock(&af->lock);
+		ctx = id <= INT_MAX ? idr_remove(&af->ctxs, id) : NULL;
+		mutex_unlock(&af->lock);
+		if (!ctx)
+			return -EINVAL;
+		kfdsim_amdgpu_ctx_put(ctx);
+		return 0;
+	case AMDGPU_CTX_OP_QUERY_STATE:
+	case AMDGPU_CTX_OP_QUERY_STATE2:
+	case AMDGPU_CTX_OP_GET_STABLE_PSTATE:
+	case AMDGPU_CTX_OP_SET_STABLE_PSTATE:
+		break;
+	default:
+		kfdsim_amdgpu_reject("CTX: unknown operation %u\n", op);
+		return -EINVAL;
+	}
+
+	if (op == AMDGPU_CTX_OP_SET_STABLE_PSTATE &&
+	    ((flags & ~AMDGPU_CTX_STABLE_PSTATE_FLAGS_MASK) ||
+	     flags > AMDGPU_CTX_STABLE_PSTATE_PEAK))
+		return -EINVAL;
+	ctx = kfdsim_amdgpu_ctx_get(af, id);
+	if (!ctx)
+		return -EINVAL;
+	memset(args, 0, sizeof(*args));
+	switch (op) {
+	case AMDGPU_CTX_OP_QUERY_STATE:
+		/* A simulated GPU is never reset. */
+		args->out.state.reset_status = AMDGPU_CTX_NO_RESET;
+		break;
+	case AMDGPU_CTX_OP_GET_STABLE_PSTATE:
+		args->out.pstate.flags = READ_ONCE(ctx->pstate);
+		break;
+	case AMDGPU_CTX_OP_SET_STABLE_PSTATE:
+		WRITE_ONCE(ctx->pstate, flags);
+		break;
+	}
+	kfdsim_amdgpu_ctx_put(ctx);
+	return 0;
+}
+
+/* ---- BO lists ---- */
+
+/*
+ * Read @n entries of @stride bytes (the start of each is a struct
+ * drm_amdgpu_bo_list_entry) and look their handles up.
+ */
+static struct kfdsim_amdgpu_bo_list *
+kfdsim_amdgpu_bo_list_read(struct drm_file *file, u64 uptr, u32 n,
+			   u32 stride)
+{
+	struct drm_amdgpu_bo_list_entry entry;
+	struct kfdsim_amdgpu_bo_list *list;
+	size_t len = min_t(size_t, stride, sizeof(entry));
+	int ret = 0;
+
+	if (n > KFDSIM_AMDGPU_MAX_LIST_BOS || stride < sizeof(entry.bo_handle)) {
+		kfdsim_amdgpu_reject("BO list of %u entries of %u bytes\n",
+				     n, stride);
+		return ERR_PTR(-EINVAL);
+	}
+	list = kvzalloc(struct_size(list, objs, n), GFP_KERNEL_ACCOUNT);
+	if (!list)
+		return ERR_PTR(-ENOMEM);
+	for (list->count = 0; list->count < n; list->count++) {
+		memset(&entry, 0, sizeof(entry));
+		if (copy_from_user(&entry, u64_to_user_ptr(uptr), len)) {
+			ret = -EFAULT;
+			break;
+		}
+		list->objs[list->count] = drm_gem_object_lookup(file,
+								entry.bo_handle);
+		if (!list->objs[list->count]) {
+			kfdsim_amdgpu_reject("BO list: no BO with handle %u\n",
+					     entry.bo_handle);
+			ret = -ENOENT;
+			break;
+		}
+		uptr += stride;
+	}
+	if (ret) {
+		kfdsim_amdgpu_bo_list_free(list);
+		return ERR_PTR(ret);
+	}
+	return list;
+}
+
+int kfdsim_amdgpu_bo_list(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct kfdsim_amdgpu_file *af = to_amdgpu_file(file);
+	union drm_amdgpu_bo_list *args = data;
+	struct kfdsim_amdgpu_bo_list *list = NULL;
+	u32 id = args->in.list_handle;
+	int ret = 0;
+
+	switch (args->in.operation) {
+	case AMDGPU_BO_LIST_OP_CREATE:
+		if (id)
+			return -EINVAL;
+		fallthrough;
+	case AMDGPU_BO_LIST_OP_UPDATE:
+		list = kfdsim_amdgpu_bo_list_read(file, args->in.bo_info_ptr,
+						  args->in.bo_number,
+						  args->in.bo_info_size);
+		if (IS_ERR(list))
+			return PTR_ERR(list);
+		break;
+	case AMDGPU_BO_LIST_OP_DESTROY:
+		break;
+	default:
+		kfdsim_amdgpu_reject("BO_LIST: unknown operation %u\n",
+				     args->in.operation);
+		return -EINVAL;
+	}
+	if (id > INT_MAX) {
+		ret = -ENOENT;
+		goto out;
+	}
+
+	mutex_lock(&af->lock);
+	switch (args->in.operation) {
+	case AMDGPU_BO_LIST_OP_CREATE:
+		ret = idr_alloc(&af->bo_lists, list, 1,
+				KFDSIM_AMDGPU_MAX_BO_LISTS + 1, GFP_KERNEL);
+		if (ret >= 0) {
+			id = ret;
+			list = NULL;
+			ret = 0;
+		} else if (ret == -ENOSPC) {
+			ret = -ENOMEM;
+		}
+		break;
+	case AMDGPU_BO_LIST_OP_UPDATE:
+		/* The old list is freed below, outside the lock. */
+		if (idr_find(&af->bo_lists, id))
+			list = idr_replace(&af->bo_lists, list, id);
+		else
+			ret = -ENOENT;
+		break;
+	case AMDGPU_BO_LIST_OP_DESTROY:
+		list = idr_remove(&af->bo_lists, id);
+		if (!list)
+			ret = -ENOENT;
+		id = 0;
+		break;
+	}
+	mutex_unlock(&af->lock);
+	if (!ret) {
+		memset(args, 0, sizeof(*args));
+		args->out.list_handle = id;
+	}
+out:
+	kfdsim_amdgpu_bo_list_free(list);
+	return ret;
+}
+
+/* ---- command submission ---- */
+
+/**
+ * struct kfdsim_amdgpu_job - a parsed CS request
+ * @ibs: the IB chunks, in submission order
+ * @nr_ibs: entries in @ibs
+ * @fence: the user fence BO (a reference is held), or NULL
+ * @fence_offset: byte offset in @fence of the 64-bit fence value
+ * @bo_handles: a BO_HANDLES chunk was given
+ */
+struct kfdsim_amdgpu_job {
+	struct drm_amdgpu_cs_chunk_ib ibs[KFDSIM_AMDGPU_MAX_IBS];
+	u32 nr_ibs;
+	struct drm_gem_object *fence;
+	u32 fence_offset;
+	bool bo_handles;
+};
+
+/* The DMA ring (ip_type, ip_instance, ring) names, or -EINVAL. */
+static int kfdsim_amdgpu_ring(const struct kfdsim_gpu *gpu, u32 ip_type,
+			      u32 ip_instance, u32 ring)
+{
+	if (ip_type != AMDGPU_HW_IP_DMA) {
+		kfdsim_amdgpu_reject("IP type %u is not simulated; only DMA (%u)\n",
+				     ip_type, AMDGPU_HW_IP_DMA);
+		return -EINVAL;
+	}
+	if (ip_instance || ring >= gpu->asic->num_sdma_engines ||
+	    ring >= KFDSIM_AMDGPU_MAX_RINGS)
+		return -EINVAL;
+	return ring;
+}
+
+/*
+ * Is (ctx_id, ring, seq) a fence this file handed out? A wait for seq 0 or
+ * for ~0 (the latest) is always valid.
+ */
+static int kfdsim_amdgpu_fence_check(struct kfdsim_amdgpu_file *af,
+				     u32 ctx_id, u32 ip_type, u32 ip_instance,
+				     u32 ring, u64 seq)
+{
+	struct kfdsim_amdgpu_ctx *ctx;
+	int r, ret = 0;
+
+	r = kfdsim_amdgpu_ring(af->gpu, ip_type, ip_instance, ring);
+	if (r < 0)
+		return r;
+	ctx = kfdsim_amdgpu_ctx_get(af, ctx_id);
+	if (!ctx)
+		return -EINVAL;
+	if (seq != U64_MAX && seq > READ_ONCE(ctx->seq[r])) {
+		kfdsim_amdgpu_reject("fence %llu of context %u was never submitted\n",
+				     seq, ctx_id);
+		ret = -EINVAL;
+	}
+	kfdsim_amdgpu_ctx_put(ctx);
+	return ret;
+}
+
+static int kfdsim_amdgpu_chunk_ib(struct kfdsim_amdgpu_file *af,
+				  struct kfdsim_amdgpu_job *job, u64 uptr)
+{
+	struct drm_amdgpu_cs_chunk_ib *ib = &job->ibs[job->nr_ibs];
+	int ring;
+
+	if (job->nr_ibs == KFDSIM_AMDGPU_MAX_IBS)
+		return -EINVAL;
+	if (copy_from_user(ib, u64_to_user_ptr(uptr), sizeof(*ib)))
+		return -EFAULT;
+	if (ib->_pad || (ib->flags & ~KFDSIM_AMDGPU_IB_FLAGS)) {
+		kfdsim_amdgpu_reject("CS: IB flags 0x%x\n", ib->flags);
+		return -EINVAL;
+	}
+	ring = kfdsim_amdgpu_ring(af->gpu, ib->ip_type, ib->ip_instance,
+				  ib->ring);
+	if (ring < 0)
+		return ring;
+	/* One job runs on one ring. */
+	if (job->nr_ibs && ib->ring != job->ibs[0].ring)
+		return -EINVAL;
+	if (!ib->ib_bytes || ib->ib_bytes > KFDSIM_AMDGPU_MAX_IB_BYTES ||
+	    !IS_ALIGNED(ib->ib_bytes | ib->va_start, sizeof(u32))) {
+		kfdsim_amdgpu_reject("CS: IB at 0x%llx of %u bytes (at most %u, dword aligned)\n",
+				     ib->va_start, ib->ib_bytes,
+				     KFDSIM_AMDGPU_MAX_IB_BYTES);
+		return -EINVAL;
+	}
+	job->nr_ibs++;
+	return 0;
+}
+
+static int kfdsim_amdgpu_chunk_fence(struct drm_file *file,
+				     struct kfdsim_amdgpu_job *job, u64 uptr)
+{
+	struct drm_amdgpu_cs_chunk_fence f;
+
+	if (job->fence)
+		return -EINVAL;
+	if (copy_from_user(&f, u64_to_user_ptr(uptr), sizeof(f)))
+		return -EFAULT;
+	job->fence = drm_gem_object_lookup(file, f.handle);
+	if (!job->fence)
+		return -ENOENT;
+	if (!IS_ALIGNED(f.offset, sizeof(u64)) ||
+	    f.offset > job->fence->size - sizeof(u64)) {
+		kfdsim_amdgpu_reject("CS: user fence at offset %u of a %zu-byte BO\n",
+				     f.offset, job->fence->size);
+		return -EINVAL;
+	}
+	job->fence_offset = f.offset;
+	return 0;
+}
+
+static int kfdsim_amdgpu_chunk_deps(struct kfdsim_amdgpu_file *af, u64 uptr,
+				    u32 bytes)
+{
+	struct drm_amdgpu_cs_chunk_dep dep;
+	u32 i, n = bytes / sizeof(dep);
+	int ret;
+
+	if (bytes % sizeof(dep) || n > KFDSIM_AMDGPU_MAX_DEPS)
+		return -EINVAL;
+	/* Every fence handed out has signalled: only check the names. */
+	for (i = 0; i < n; i++, uptr += sizeof(dep)) {
+		if (copy_from_user(&dep, u64_to_user_ptr(uptr), sizeof(dep)))
+			return -EFAULT;
+		ret = kfdsim_amdgpu_fence_check(af, dep.ctx_id, dep.ip_type,
+						dep.ip_instance, dep.ring,
+						dep.handle);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int kfdsim_amdgpu_chunk_bo_handles(struct drm_file *file,
+					  struct kfdsim_amdgpu_job *job,
+					  u64 uptr)
+{
+	struct kfdsim_amdgpu_bo_list *list;
+	struct drm_amdgpu_bo_list_in in;
+
+	if (job->bo_handles)
+		return -EINVAL;
+	if (copy_from_user(&in, u64_to_user_ptr(uptr), sizeof(in)))
+		return -EFAULT;
+	list = kfdsim_amdgpu_bo_list_read(file, in.bo_info_ptr, in.bo_number,
+					  in.bo_info_size);
+	if (IS_ERR(list))
+		return PTR_ERR(list);
+	kfdsim_amdgpu_bo_list_free(list);
+	job->bo_handles = true;
+	return 0;
+}
+
+/* The minimum length of each chunk kind, in bytes. */
+static size_t kfdsim_amdgpu_chunk_min(u32 id)
+{
+	switch (id) {
+	case AMDGPU_CHUNK_ID_IB:
+		return sizeof(struct drm_amdgpu_cs_chunk_ib);
+	case AMDGPU_CHUNK_ID_FENCE:
+		return sizeof(struct drm_amdgpu_cs_chunk_fence);
+	case AMDGPU_CHUNK_ID_BO_HANDLES:
+		return sizeof(struct drm_amdgpu_bo_list_in);
+	default:
+		return 0;
+	}
+}
+
+static int kfdsim_amdgpu_cs_parse(struct drm_file *file,
+				  const struct drm_amdgpu_cs_in *in,
+				  struct kfdsim_amdgpu_job *job)
+{
+	struct kfdsim_amdgpu_file *af = to_amdgpu_file(file);
+	struct drm_amdgpu_cs_chunk chunk;
+	u64 *ptrs;
+	u32 i;
+	int ret = 0;
+
+	ptrs = memdup_user(u64_to_user_ptr(in->chunks),
+			   in->num_chunks * sizeof(*ptrs));
+	if (IS_ERR(ptrs))
+		return PTR_ERR(ptrs);
+
+	for (i = 0; i < in->num_chunks && !ret; i++) {
+		if (copy_from_user(&chunk, u64_to_user_ptr(ptrs[i]),
+				   sizeof(chunk))) {
+			ret = -EFAULT;
+			break;
+		}
+		if ((u64)chunk.length_dw * 4 <
+		    kfdsim_amdgpu_chunk_min(chunk.chunk_id)) {
+			kfdsim_amdgpu_reject("CS: chunk %u of kind %u is too short\n",
+					     i, chunk.chunk_id);
+			ret = -EINVAL;
+			break;
+		}
+		switch (chunk.chunk_id) {
+		case AMDGPU_CHUNK_ID_IB:
+			ret = kfdsim_amdgpu_chunk_ib(af, job, chunk.chunk_data);
+			break;
+		case AMDGPU_CHUNK_ID_FENCE:
+			ret = kfdsim_amdgpu_chunk_fence(file, job,
+							chunk.chunk_data);
+			break;
+		case AMDGPU_CHUNK_ID_DEPENDENCIES:
+		case AMDGPU_CHUNK_ID_SCHEDULED_DEPENDENCIES:
+			ret = kfdsim_amdgpu_chunk_deps(af, chunk.chunk_data,
+						       chunk.length_dw * 4);
+			break;
+		case AMDGPU_CHUNK_ID_BO_HANDLES:
+			ret = kfdsim_amdgpu_chunk_bo_handles(file, job,
+							     chunk.chunk_data);
+			break;
+		default:
+			kfdsim_amdgpu_reject("CS: chunk kind %u is not simulated (no syncobjs)\n",
+					     chunk.chunk_id);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	kfree(ptrs);
+	if (ret)
+		return ret;
+	if (!job->nr_ibs) {
+		kfdsim_amdgpu_reject("CS: no IB\n");
+		return -EINVAL;
+	}
+	/* As amdgpu: a BO list or inline BO handles, not both. */
+	if (in->bo_list_handle && job->bo_handles)
+		return -EINVAL;
+	if (in->bo_list_handle) {
+		mutex_lock(&af->lock);
+		if (in->bo_list_handle > INT_MAX ||
+		    !idr_find(&af->bo_lists, in->bo_list_handle))
+			ret = -ENOENT;
+		mutex_unlock(&af->lock);
+	}
+	return ret;
+}
+
+/* Run one IB on the SDMA engine, against the file's VM. */
+static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
+				const struct drm_amdgpu_cs_chunk_ib *ib)
+{
+	struct kfdsim_sdma_ctx sdma = { .vm = &af->vm };
+	u32 ndw = ib->ib_bytes / sizeof(u32);
+	struct kfdsim_fault fault;
+	u32 pos, *dw;
+	int n, ret = 0;
+
+	dw = kvmalloc(ib->ib_bytes, GFP_KERNEL);
+	if (!dw)
+		return -ENOMEM;
+	/* As amdgpu: an IB outside the VM's mappings is -EINVAL. */
+	if (kfdsim_vm_read(&af->vm, ib->va_start, dw, ib->ib_bytes, &fault)) {
+		kfdsim_amdgpu_reject("CS: IB at 0x%llx is not mapped (0x%llx)\n",
+				     ib->va_start, fault.va);
+		ret = -EINVAL;
+		goto out;
+	}
+
+	for (pos = 0; pos < ndw; pos += n) {
+		n = kfdsim_sdma_exec(&sdma, dw + pos, ndw - pos, &fault);
+		if (n == -EFAULT) {
+			kfdsim_amdgpu_reject("CS: GPU page fault at 0x%llx (%s%s), IB dword %u\n",
+					     fault.va,
+					     fault.write ? "write" : "read",
+					     fault.read_only ? ", read-only" : "",
+					     pos);
+			ret = -EFAULT;
+			break;
+		}
+		if (n == -ENOEXEC) {
+			kfdsim_amdgpu_reject("CS: bad SDMA packet 0x%08x at IB dword %u\n",
+					     dw[pos], pos);
+			ret = -EINVAL;
+			break;
+		}
+		if (n < 0 && n != -EAGAIN) {
+			ret = n;
+			break;
+		}
+		/* A packet, or the dwords a NOP skips, past the IB's end */
+		if (n == -EAGAIN || (u32)n > ndw - pos) {
+			kfdsim_amdgpu_reject("CS: SDMA packet 0x%08x at IB dword %u is truncated\n",
+					     dw[pos], pos);
+			ret = -EINVAL;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+out:
+	kvfree(dw);
+	return ret;
+}
+
+/* The GPU writes the sequence number to the user fence when done. */
+static void kfdsim_amdgpu_write_fence(struct kfdsim_amdgpu_job *job, u64 seq)
+{
+	struct kfdsim_gem *bo = to_kfdsim_gem(job->fence);
+	void *va;
+
+	va = kmap_local_page(bo->pages[job->fence_offset >> PAGE_SHIFT]);
+	WRITE_ONCE(*(u64 *)(va + offset_in_page(job->fence_offset)), seq);
+	kunmap_local(va);
+}
+
+int kfdsim_amdgpu_cs(struct drm_device *drm, void *data,
+		     struct drm_file *file)
+{
+	struct kfdsim_amdgpu_file *af = to_amdgpu_file(file);
+	union drm_amdgpu_cs *cs = data;
+	struct kfdsim_amdgpu_ctx *ctx = NULL;
+	struct kfdsim_amdgpu_job *job;
+	u32 i, ring;
+	u64 seq;
+	int ret;
+
+	if (!af->gpu)
+		return -ENODEV;
+	if (cs->in.flags || !cs->in.num_chunks ||
+	    cs->in.num_chunks > KFDSIM_AMDGPU_MAX_CHUNKS) {
+		kfdsim_amdgpu_reject("CS: flags 0x%x, %u chunks\n",
+				     cs->in.flags, cs->in.num_chunks);
+		return -EINVAL;
+	}
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	ret = kfdsim_amdgpu_cs_parse(file, &cs->in, job);
+	if (ret)
+		goto out;
+	ret = kfdsim_amdgpu_claim_vm(file, "CS");
+	if (ret)
+		goto out;
+	ctx = kfdsim_amdgpu_ctx_get(af, cs->in.ctx_id);
+	if (!ctx) {
+		ret = -EINVAL;
+		goto out;
+	}
+
+	for (i = 0; i < job->nr_ibs && !ret; i++)
+		ret = kfdsim_amdgpu_run_ib(af, &job->ibs[i]);
+	if (ret)
+		goto out;
+
+	ring = job->ibs[0].ring;
+	mutex_lock(&af->lock);
+	seq = ++ctx->seq[ring];
+	mutex_unlock(&af->lock);
+	if (job->fence)
+		kfdsim_amdgpu_write_fence(job, seq);
+	memset(cs, 0, sizeof(*cs));
+	cs->out.handle = seq;
+out:
+	if (ctx)
+		kfdsim_amdgpu_ctx_put(ctx);
+	if (job->fence)
+		drm_gem_object_put(job->fence);
+	kfree(job);
+	return ret;
+}
+
+int kfdsim_amdgpu_wait_cs(struct drm_device *drm, void *data,
+			  struct drm_file *file)
+{
+	struct kfdsim_amdgpu_file *af = to_amdgpu_file(file);
+	union drm_amdgpu_wait_cs *args = data;
+	int ret;
+
+	if (!af->gpu)
+		return -ENODEV;
+	ret = kfdsim_amdgpu_fence_check(af, args->in.ctx_id, args->in.ip_type,
+					args->in.ip_instance, args->in.ring,
+					args->in.handle);
+	if (ret)
+		return ret;
+	memset(args, 0, sizeof(*args));
+	return 0;
+}
+
+int kfdsim_amdgpu_wait_fences(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct kfdsim_amdgpu_file *af = to_amdgpu_file(file);
+	union drm_amdgpu_wait_fences *args = data;
+	struct drm_amdgpu_fence *fences;
+	u32 i, n = args->in.fence_count;
+	int ret = 0;
+
+	if (!af->gpu)
+		return -ENODEV;
+	if (!n || n > KFDSIM_AMDGPU_MAX_FENCES || args->in.wait_all > 1)
+		return -EINVAL;
+	fences = memdup_user(u64_to_user_ptr(args->in.fences),
+			     n * sizeof(*fences));
+	if (IS_ERR(fences))
+		return PTR_ERR(fences);
+	for (i = 0; i < n && !ret; i++)
+		ret = kfdsim_amdgpu_fence_check(af, fences[i].ctx_id,
+						fences[i].ip_type,
+						fences[i].ip_instance,
+						fences[i].ring,
+						fences[i].seq_no);
+	kfree(fences);
+	if (ret)
+		return ret;
+	memset(args, 0, sizeof(*args));
+	args->out.status = 1;
+	args->out.first_signaled = 0;
+	return 0;
+}

@@ -1,0 +1,1038 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The amdgpu uAPI of the render nodes, driven by Debian's libdrm_amdgpu:
+ * device initialisation and the values it reports (checked against the KFD
+ * topology), buffers, PRIME import of KFD BOs, the GPU VM, SDMA command
+ * submission with fences, and the requests that must fail.
+ *
+ * Every test runs in its own process (the harness forks), so libdrm's
+ * per-process device list starts empty; each test checks at its end that
+ * the driver's live-object counters are back where they started.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <libdrm/amdgpu.h>
+#include <libdrm/amdgpu_drm.h>
+#include <linux/kfdsim.h>
+
+#include "kt_harness.h"
+#include "kfdsim_test.h"
+
+/* What the simulated gfx906 is, as amdgpu reports it. */
+#define AD_MINOR		49
+#define AD_MARKETING		"AMD Instinct MI60 / MI50"
+#define AD_COPY_MAX		(2 * KT_MIB)	/* bytes per SDMA copy packet */
+#define AD_IB_SIZE		(64 * KT_PAGE)
+/* The user fence slot in the IB BO, in units of u64. */
+#define AD_FENCE_SLOT		((AD_IB_SIZE - KT_PAGE) / 8)
+
+/* A libdrm device on a render-node file of its own. */
+struct ad {
+	int fd;
+	amdgpu_device_handle dev;
+	uint32_t major, minor;
+	amdgpu_context_handle ctx;
+};
+
+/* A BO mapped into the device's GPU VM (and maybe the CPU's). */
+struct abo {
+	amdgpu_bo_handle bo;
+	amdgpu_va_handle va_handle;
+	uint64_t va;
+	uint64_t size;
+	void *cpu;
+};
+
+static int ad_open(int minor, struct ad *a)
+{
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	a->fd = kt_open_render(minor);
+	if (a->fd < 0)
+		return a->fd;
+	ret = amdgpu_device_initialize(a->fd, &a->major, &a->minor, &a->dev);
+	if (!ret)
+		ret = amdgpu_cs_ctx_create(a->dev, &a->ctx);
+	if (ret) {
+		if (a->dev)
+			amdgpu_device_deinitialize(a->dev);
+		close(a->fd);
+		a->fd = -1;
+	}
+	return ret;
+}
+
+static void ad_close(struct ad *a)
+{
+	if (a->fd < 0)
+		return;
+	amdgpu_cs_ctx_free(a->ctx);
+	amdgpu_device_deinitialize(a->dev);
+	close(a->fd);
+	a->fd = -1;
+}
+
+/* Give @bo (of @size bytes) a GPU VA and map it there, read-write. */
+static int abo_map(struct ad *a, amdgpu_bo_handle bo, uint64_t size,
+		   struct abo *o)
+{
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	o->bo = bo;
+	o->size = size;
+	ret = amdgpu_va_range_alloc(a->dev, amdgpu_gpu_va_range_general, size,
+				    KT_PAGE, 0, &o->va, &o->va_handle, 0);
+	if (ret)
+		return ret;
+	ret = amdgpu_bo_va_op(bo, 0, size, o->va, 0, AMDGPU_VA_OP_MAP);
+	if (ret)
+		amdgpu_va_range_free(o->va_handle);
+	return ret;
+}
+
+/* Undo abo_map() and drop the BO. */
+static int abo_free(struct abo *o)
+{
+	int ret;
+
+	ret = amdgpu_bo_va_op(o->bo, 0, o->size, o->va, 0, AMDGPU_VA_OP_UNMAP);
+	amdgpu_va_range_free(o->va_handle);
+	amdgpu_bo_free(o->bo);
+	return ret;
+}
+
+static int abo_alloc(struct ad *a, uint64_t size, uint32_t domain,
+		     struct abo *o)
+{
+	struct amdgpu_bo_alloc_request req = {
+		.alloc_size = size,
+		.phys_alignment = KT_PAGE,
+		.preferred_heap = domain,
+	};
+	amdgpu_bo_handle bo;
+	int ret;
+
+	ret = amdgpu_bo_alloc(a->dev, &req, &bo);
+	if (ret)
+		return ret;
+	ret = abo_map(a, bo, size, o);
+	if (!ret)
+		ret = amdgpu_bo_cpu_map(bo, &o->cpu);
+	if (ret) {
+		amdgpu_bo_free(bo);
+		memset(o, 0, sizeof(*o));
+	}
+	return ret;
+}
+
+/* Append linear copies of @size bytes, 2 MiB at most each; dwords used. */
+static uint32_t ib_copy(uint32_t *ib, uint64_t dst, uint64_t src,
+			uint64_t size)
+{
+	uint32_t n = 0;
+
+	while (size) {
+		uint64_t len = size < AD_COPY_MAX ? size : AD_COPY_MAX;
+
+		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
+					     KFDSIM_SDMA_SUBOP_COPY_LINEAR);
+		ib[n++] = (uint32_t)(len - 1);
+		ib[n++] = 0;
+		ib[n++] = (uint32_t)src;
+		ib[n++] = (uint32_t)(src >> 32);
+		ib[n++] = (uint32_t)dst;
+		ib[n++] = (uint32_t)(dst >> 32);
+		src += len;
+		dst += len;
+		size -= len;
+	}
+	return n;
+}
+
+/* IBs are padded with NOPs to a multiple of 8 dwords, as ROCm does. */
+static uint32_t ib_pad(uint32_t *ib, uint32_t n)
+{
+	while (n % 8)
+		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0);
+	return n;
+}
+
+/*
+ * Submit the @ndw dwords at the start of @ib on SDMA ring @ring with a
+ * BO list of @bos and the user fence in @ib, then wait for the fence.
+ * Returns 0 or the first error; *seq gets the fence's sequence number.
+ */
+static int submit(struct ad *a, struct abo *ib, uint32_t ndw, uint32_t ring,
+		  amdgpu_bo_handle *bos, uint32_t nbos, uint64_t *seq)
+{
+	struct amdgpu_cs_ib_info info = {
+		.ib_mc_address = ib->va,
+		.size = ndw,
+	};
+	struct amdgpu_cs_request req = {
+		.ip_type = AMDGPU_HW_IP_DMA,
+		.ring = ring,
+		.number_of_ibs = 1,
+		.ibs = &info,
+		.fence_info = { .handle = ib->bo, .offset = AD_FENCE_SLOT },
+	};
+	struct amdgpu_cs_fence fence = {
+		.context = a->ctx,
+		.ip_type = AMDGPU_HW_IP_DMA,
+		.ring = ring,
+	};
+	amdgpu_bo_list_handle list = NULL;
+	uint32_t expired = 0;
+	int ret;
+
+	if (nbos) {
+		ret = amdgpu_bo_list_create(a->dev, nbos, bos, NULL, &list);
+		if (ret)
+			return ret;
+		req.resources = list;
+	}
+	ret = amdgpu_cs_submit(a->ctx, 0, &req, 1);
+	if (!ret) {
+		fence.fence = req.seq_no;
+		*seq = req.seq_no;
+		ret = amdgpu_cs_query_fence_status(&fence,
+						   AMDGPU_TIMEOUT_INFINITE, 0,
+						   &expired);
+		if (!ret && !expired)
+			ret = -ETIME;
+	}
+	if (list)
+		amdgpu_bo_list_destroy(list);
+	return ret;
+}
+
+/* The 64-bit user fence the GPU wrote into @ib. */
+static uint64_t user_fence(const struct abo *ib)
+{
+	return ((volatile uint64_t *)ib->cpu)[AD_FENCE_SLOT];
+}
+
+/* Anonymous, page-aligned memory for userptr BOs. */
+static void *anon(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static long first_diff(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (x[i] != y[i])
+			return (long)i;
+	return -1;
+}
+
+static int topo_props(const struct kt_gpu *g, const char *sub,
+		      struct kt_props *p)
+{
+	char path[256], err[256];
+
+	snprintf(path, sizeof(path), "%s/%u/%s", KT_NODES, g->node, sub);
+	return kt_props_read(path, false, p, err, sizeof(err));
+}
+
+static unsigned long long prop(const struct kt_props *p, const char *key)
+{
+	unsigned long long v = ~0ULL;
+
+	kt_prop(p, key, &v);
+	return v;
+}
+
+FIXTURE(libdrm) {
+	struct kt_gpu gpu[KT_MAX_GPUS];
+	int ngpus;
+	struct kt_props base;	/* counters before the test */
+	char msg[512];
+};
+
+FIXTURE_SETUP(libdrm)
+{
+	self->ngpus = kt_gpus(self->gpu, KT_MAX_GPUS);
+	ASSERT_LT(0, self->ngpus);
+	ASSERT_EQ(0, kt_counters(&self->base, self->msg, sizeof(self->msg)))
+		TH_LOG("%s", self->msg);
+}
+
+FIXTURE_TEARDOWN(libdrm)
+{
+}
+
+/* Every object the test made is gone once its files are closed. */
+#define EXPECT_COUNTERS_BACK() do {					\
+	struct kt_props now;						\
+									\
+	ASSERT_EQ(0, kt_counters(&now, self->msg, sizeof(self->msg)));	\
+	EXPECT_EQ(0, kt_counters_diff(&self->base, &now, self->msg,	\
+				      sizeof(self->msg)))		\
+		TH_LOG("counters changed: %s", self->msg);		\
+} while (0)
+
+/* libdrm opens every node and reports the GPU the topology describes. */
+TEST_F(libdrm, init_matches_topology)
+{
+	struct kfd_process_device_apertures ap[KT_MAX_GPUS];
+	struct kfd_ioctl_get_process_apertures_new_args aargs = {
+		.kfd_process_device_apertures_ptr = (uintptr_t)ap,
+		.num_of_nodes = KT_MAX_GPUS,
+	};
+	struct kt_props node, mem;
+	int kfd, i, j;
+
+	kfd = kt_open_kfd();
+	ASSERT_LE(0, kfd);
+	ASSERT_EQ(0, kt_ioctl(kfd, AMDKFD_IOC_GET_PROCESS_APERTURES_NEW,
+			      &aargs));
+	ASSERT_EQ(self->ngpus, aargs.num_of_nodes);
+
+	for (i = 0; i < self->ngpus; i++) {
+		struct drm_amdgpu_info_hw_ip ip;
+		struct amdgpu_gpu_info gi;
+		struct amdgpu_heap_info heap;
+		uint64_t start, end;
+		uint32_t count, ver, feat;
+		struct ad a;
+
+		ASSERT_EQ(0, topo_props(&self->gpu[i], "properties", &node));
+		ASSERT_EQ(0, topo_props(&self->gpu[i], "mem_banks/0/properties",
+					&mem));
+		ASSERT_EQ(0, ad_open(self->gpu[i].render_minor, &a));
+		EXPECT_EQ(3, a.major);
+		EXPECT_EQ(AD_MINOR, a.minor);
+
+		ASSERT_EQ(0, amdgpu_query_gpu_info(a.dev, &gi));
+		EXPECT_EQ(prop(&node, "device_id"), gi.asic_id);
+		EXPECT_EQ(AMDGPU_FAMILY_AI, gi.family_id);
+		EXPECT_EQ(prop(&node, "simd_count") / prop(&node, "simd_per_cu"),
+			  gi.cu_active_number);
+		EXPECT_EQ(prop(&node, "array_count") /
+			  prop(&node, "simd_arrays_per_engine"),
+			  gi.num_shader_engines);
+		EXPECT_EQ(prop(&node, "simd_arrays_per_engine"),
+			  gi.num_shader_arrays_per_engine);
+		EXPECT_EQ(prop(&node, "max_engine_clk_fcompute") * 1000,
+			  gi.max_engine_clk);
+		EXPECT_EQ(prop(&mem, "mem_clk_max") * 1000, gi.max_memory_clk);
+		EXPECT_EQ(prop(&mem, "width"), gi.vram_bit_width);
+		EXPECT_STREQ(AD_MARKETING, amdgpu_get_marketing_name(a.dev));
+
+		/* VRAM is the node's local memory. */
+		ASSERT_EQ(0, amdgpu_query_heap_info(a.dev,
+						    AMDGPU_GEM_DOMAIN_VRAM, 0,
+						    &heap));
+		EXPECT_EQ(prop(&node, "local_mem_size"), heap.heap_size);
+		EXPECT_EQ(prop(&mem, "size_in_bytes"), heap.heap_size);
+		ASSERT_EQ(0, amdgpu_query_heap_info(a.dev,
+						    AMDGPU_GEM_DOMAIN_GTT, 0,
+						    &heap));
+		EXPECT_LT(0, heap.heap_size);
+
+		/* The VM spans KFD's GPUVM aperture of this GPU. */
+		for (j = 0; j < self->ngpus; j++)
+			if (ap[j].gpu_id == self->gpu[i].gpu_id)
+				break;
+		ASSERT_LT(j, self->ngpus);
+		ASSERT_EQ(0, amdgpu_va_range_query(a.dev,
+						   amdgpu_gpu_va_range_general,
+						   &start, &end));
+		EXPECT_EQ(ap[j].gpuvm_base, start);
+		EXPECT_EQ(ap[j].gpuvm_limit + 1, end);
+
+		/* One SDMA block with a ring per engine; no GFX, no compute. */
+		ASSERT_EQ(0, amdgpu_query_hw_ip_count(a.dev, AMDGPU_HW_IP_DMA,
+						      &count));
+		EXPECT_EQ(1, count);
+		ASSERT_EQ(0, amdgpu_query_hw_ip_count(a.dev, AMDGPU_HW_IP_GFX,
+						      &count));
+		EXPECT_EQ(0, count);
+		ASSERT_EQ(0, amdgpu_query_hw_ip_count(a.dev,
+						      AMDGPU_HW_IP_COMPUTE,
+						      &count));
+		EXPECT_EQ(0, count);
+		ASSERT_EQ(0, amdgpu_query_hw_ip_info(a.dev, AMDGPU_HW_IP_DMA, 0,
+						     &ip));
+		EXPECT_EQ((1u << prop(&node, "num_sdma_engines")) - 1,
+			  ip.available_rings);
+		EXPECT_EQ(4, ip.hw_ip_version_major);
+		ASSERT_EQ(0, amdgpu_query_hw_ip_info(a.dev, AMDGPU_HW_IP_GFX, 0,
+						     &ip));
+		EXPECT_EQ(0, ip.available_rings);
+
+		/* Firmware versions are the topology's. */
+		ASSERT_EQ(0, amdgpu_query_firmware_version(a.dev,
+						AMDGPU_INFO_FW_SDMA, 0, 0,
+						&ver, &feat));
+		EXPECT_EQ(prop(&node, "sdma_fw_version"), ver);
+		ASSERT_EQ(0, amdgpu_query_firmware_version(a.dev,
+						AMDGPU_INFO_FW_GFX_MEC, 0, 0,
+						&ver, &feat));
+		EXPECT_EQ(prop(&node, "fw_version"), ver);
+
+		/* What is not simulated says so. */
+		EXPECT_EQ(-EINVAL, amdgpu_query_sensor_info(a.dev,
+					AMDGPU_INFO_SENSOR_GPU_TEMP, 4, &ver));
+		EXPECT_EQ(-EINVAL, amdgpu_query_firmware_version(a.dev,
+					AMDGPU_INFO_FW_UVD, 0, 0, &ver, &feat));
+		EXPECT_EQ(-EINVAL, amdgpu_query_hw_ip_info(a.dev,
+					AMDGPU_HW_IP_NUM, 0, &ip));
+		EXPECT_EQ(-EINVAL, amdgpu_query_info(a.dev, 0x7f, 4, &ver));
+		ad_close(&a);
+	}
+	close(kfd);
+	EXPECT_COUNTERS_BACK();
+}
+
+/* GEM_CREATE in VRAM and GTT, CPU access, usage accounting, free. */
+TEST_F(libdrm, bo_alloc_cpu_map_free)
+{
+	static const uint32_t domains[] = {
+		AMDGPU_GEM_DOMAIN_VRAM, AMDGPU_GEM_DOMAIN_GTT,
+	};
+	const uint64_t size = 3 * KT_MIB + KT_PAGE;
+	uint64_t before, after;
+	struct ad a;
+	unsigned int d;
+	int i;
+
+	for (i = 0; i < self->ngpus; i++) {
+		ASSERT_EQ(0, ad_open(self->gpu[i].render_minor, &a));
+		for (d = 0; d < 2; d++) {
+			uint32_t q = domains[d] == AMDGPU_GEM_DOMAIN_VRAM ?
+				     AMDGPU_INFO_VRAM_USAGE :
+				     AMDGPU_INFO_GTT_USAGE;
+			struct abo o;
+
+			ASSERT_EQ(0, amdgpu_query_info(a.dev, q, 8, &before));
+			ASSERT_EQ(0, abo_alloc(&a, size, domains[d], &o));
+			ASSERT_EQ(0, amdgpu_query_info(a.dev, q, 8, &after));
+			EXPECT_EQ(size, after - before);
+			/* New memory is zeroed, and CPU writes stick. */
+			EXPECT_TRUE(kt_is_zero(o.cpu, size));
+			kt_fill(o.cpu, size, 7 + d);
+			EXPECT_TRUE(kt_check(o.cpu, size, 7 + d));
+			EXPECT_EQ(0, abo_free(&o));
+			ASSERT_EQ(0, amdgpu_query_info(a.dev, q, 8, &after));
+			EXPECT_EQ(before, after);
+		}
+		ad_close(&a);
+	}
+	EXPECT_COUNTERS_BACK();
+}
+
+FIXTURE(copy) {
+	struct kt_env e;
+	struct kt_props base;
+	char msg[512];
+};
+
+FIXTURE_VARIANT(copy) {
+	uint64_t size;
+};
+
+FIXTURE_VARIANT_ADD(copy, one_page) { .size = KT_PAGE };
+FIXTURE_VARIANT_ADD(copy, odd_pages) { .size = 37 * KT_PAGE };
+FIXTURE_VARIANT_ADD(copy, one_packet) { .size = 2 * KT_MIB };
+FIXTURE_VARIANT_ADD(copy, packet_and_a_page) { .size = 2 * KT_MIB + KT_PAGE };
+FIXTURE_VARIANT_ADD(copy, many_packets) { .size = 17 * KT_MIB };
+
+FIXTURE_SETUP(copy)
+{
+	ASSERT_EQ(0, kt_counters(&self->base, self->msg, sizeof(self->msg)));
+	ASSERT_EQ(0, kt_env_open(&self->e, true));
+}
+
+FIXTURE_TEARDOWN(copy)
+{
+	kt_env_close(&self->e);
+}
+
+/*
+ * The CRIU plugin's copy path: a KFD VRAM BO, exported as a dma-buf and
+ * imported into libdrm on a render-node file of its own, copied by SDMA to
+ * a userptr BO and back, on every GPU.
+ */
+TEST_F_TIMEOUT(copy, kfd_vram_userptr, 600)
+{
+	const uint64_t size = variant->size;
+	uint64_t seq;
+	int g;
+
+	for (g = 0; g < self->e.ngpus; g++) {
+		struct amdgpu_bo_import_result imp;
+		amdgpu_bo_handle user_bo, bos[3];
+		struct abo vram, user, ib;
+		uint64_t handle, offset;
+		uint32_t ndw;
+		void *kfd_cpu, *mem, *imp_cpu;
+		int dmabuf;
+		struct ad a;
+
+		/* The KFD side: a VRAM BO with a known pattern. */
+		ASSERT_EQ(0, kt_alloc(self->e.kfd, self->e.gpu[g].gpu_id,
+				      KT_VA(1), size,
+				      KT_VRAM | KT_WRITABLE, &handle, &offset));
+		kfd_cpu = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			       self->e.render[g], (off_t)offset);
+		ASSERT_NE(MAP_FAILED, kfd_cpu);
+		kt_fill(kfd_cpu, size, 100 + g);
+		ASSERT_EQ(0, kt_export(self->e.kfd, handle, O_RDWR | O_CLOEXEC,
+				       &dmabuf));
+
+		/* libdrm on a fresh file of the same GPU. */
+		ASSERT_EQ(0, ad_open(self->e.gpu[g].render_minor, &a));
+		ASSERT_EQ(0, amdgpu_bo_import(a.dev,
+					      amdgpu_bo_handle_type_dma_buf_fd,
+					      dmabuf, &imp));
+		EXPECT_EQ(size, imp.alloc_size);
+		ASSERT_EQ(0, abo_map(&a, imp.buf_handle, size, &vram));
+		/* The import is the KFD BO itself: same memory for the CPU. */
+		ASSERT_EQ(0, amdgpu_bo_cpu_map(imp.buf_handle, &imp_cpu));
+		EXPECT_TRUE(kt_check(imp_cpu, size, 100 + g));
+		EXPECT_EQ(0, amdgpu_bo_cpu_unmap(imp.buf_handle));
+
+		mem = anon(size);
+		ASSERT_NE(NULL, mem);
+		memset(mem, 0x5a, size);
+		ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(a.dev, mem, size,
+							    &user_bo));
+		ASSERT_EQ(0, abo_map(&a, user_bo, size, &user));
+		ASSERT_EQ(0, abo_alloc(&a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
+				       &ib));
+		bos[0] = vram.bo;
+		bos[1] = user.bo;
+		bos[2] = ib.bo;
+
+		/* VRAM -> user memory */
+		ndw = ib_pad(ib.cpu, ib_copy(ib.cpu, user.va, vram.va, size));
+		ASSERT_EQ(0, submit(&a, &ib, ndw, 0, bos, 3, &seq));
+		EXPECT_EQ(-1, first_diff(kfd_cpu, mem, size));
+		/* the first fence of the context on that ring */
+		EXPECT_EQ(1, seq);
+		EXPECT_EQ(seq, user_fence(&ib));
+
+		/* user memory -> VRAM, on the other ring */
+		kt_fill(mem, size, 200 + g);
+		ndw = ib_pad(ib.cpu, ib_copy(ib.cpu, vram.va, user.va, size));
+		ASSERT_EQ(0, submit(&a, &ib, ndw, 1, bos, 3, &seq));
+		EXPECT_TRUE(kt_check(kfd_cpu, size, 200 + g));
+		EXPECT_EQ(1, seq);
+		EXPECT_EQ(seq, user_fence(&ib));
+
+		EXPECT_EQ(0, abo_free(&ib));
+		EXPECT_EQ(0, abo_free(&user));
+		EXPECT_EQ(0, abo_free(&vram));
+		ad_close(&a);
+		close(dmabuf);
+		munmap(mem, size);
+		munmap(kfd_cpu, size);
+		EXPECT_EQ(0, kt_free(self->e.kfd, handle));
+	}
+	kt_env_close(&self->e);
+	EXPECT_COUNTERS_BACK();
+}
+
+FIXTURE(vm) {
+	int ngpus;
+	struct kt_gpu gpu[KT_MAX_GPUS];
+	struct ad a;
+	struct abo ib, data;	/* an IB BO and a 4-page GTT BO */
+	struct kt_props base;
+	char msg[512];
+};
+
+FIXTURE_SETUP(vm)
+{
+	self->a.fd = -1;
+	ASSERT_EQ(0, kt_counters(&self->base, self->msg, sizeof(self->msg)));
+	self->ngpus = kt_gpus(self->gpu, KT_MAX_GPUS);
+	ASSERT_LT(0, self->ngpus);
+	ASSERT_EQ(0, ad_open(self->gpu[0].render_minor, &self->a));
+	ASSERT_EQ(0, abo_alloc(&self->a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
+			       &self->ib));
+	ASSERT_EQ(0, abo_alloc(&self->a, 4 * KT_PAGE, AMDGPU_GEM_DOMAIN_VRAM,
+			       &self->data));
+}
+
+FIXTURE_TEARDOWN(vm)
+{
+	ad_close(&self->a);
+}
+
+/* Free the fixture's BOs (their CPU mappings hold the file) and close. */
+static void vm_close(struct ad *a, struct abo *ib, struct abo *data)
+{
+	if (a->fd < 0)
+		return;
+	abo_free(ib);
+	abo_free(data);
+	ad_close(a);
+}
+
+/* Run an IB of @n dwords on ring 0; 0 or the submission's error. */
+static int vm_run(struct ad *a, struct abo *ib, const uint32_t *dw,
+		  uint32_t n, uint64_t *seq)
+{
+	memcpy(ib->cpu, dw, n * 4);
+	return submit(a, ib, n, 0, NULL, 0, seq);
+}
+
+/* A good copy inside the data BO: page 0 -> page 1. */
+static int vm_good_copy(struct ad *a, struct abo *ib, struct abo *data,
+			uint32_t seed, uint64_t *seq)
+{
+	uint32_t dw[16];
+	uint32_t n;
+
+	kt_fill(data->cpu, KT_PAGE, seed);
+	memset((char *)data->cpu + KT_PAGE, 0, KT_PAGE);
+	n = ib_pad(dw, ib_copy(dw, data->va + KT_PAGE, data->va, KT_PAGE));
+	if (vm_run(a, ib, dw, n, seq))
+		return -1;
+	return kt_check((char *)data->cpu + KT_PAGE, KT_PAGE, seed) ? 0 : -1;
+}
+
+/*
+ * Bad IBs fail the submission, consume no sequence number, and the next
+ * good submission works.
+ */
+TEST_F(vm, bad_ibs_fail_and_device_keeps_working)
+{
+	const uint64_t unmapped = 1ULL << 46;
+	struct {
+		const char *what;
+		uint32_t dw[8];
+		uint32_t n;
+		int err;
+	} bad[] = {
+		{ "unknown opcode", { 0x000000ff }, 8, -EINVAL },
+		{ "unknown copy sub-opcode", { KFDSIM_SDMA_HEADER(1, 3) }, 8,
+		  -EINVAL },
+		{ "copy of 2 MiB + 1", { KFDSIM_SDMA_HEADER(1, 0), 2 << 20, 0,
+		  0, 0, 0, 0 }, 7, -EINVAL },
+		{ "truncated copy", { KFDSIM_SDMA_HEADER(1, 0), 15 }, 2,
+		  -EINVAL },
+		{ "NOP past the end", { KFDSIM_SDMA_HEADER(0, 0) | 20 << 16 },
+		  4, -EINVAL },
+		{ "source not mapped", { KFDSIM_SDMA_HEADER(1, 0), 15, 0,
+		  (uint32_t)unmapped, (uint32_t)(unmapped >> 32), 0, 0 }, 7,
+		  -EFAULT },
+	};
+	uint64_t seq, good_seq;
+	unsigned int i;
+
+	ASSERT_EQ(0, vm_good_copy(&self->a, &self->ib, &self->data, 1,
+				  &good_seq));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		/* "source not mapped" copies to the data BO */
+		if (bad[i].err == -EFAULT) {
+			bad[i].dw[5] = (uint32_t)self->data.va;
+			bad[i].dw[6] = (uint32_t)(self->data.va >> 32);
+		}
+		EXPECT_EQ(bad[i].err, vm_run(&self->a, &self->ib, bad[i].dw,
+					     bad[i].n, &seq))
+			TH_LOG("%s", bad[i].what);
+		ASSERT_EQ(0, vm_good_copy(&self->a, &self->ib, &self->data,
+					  10 + i, &seq))
+			TH_LOG("after %s", bad[i].what);
+		EXPECT_EQ(good_seq + 1, seq);
+		good_seq = seq;
+	}
+	vm_close(&self->a, &self->ib, &self->data);
+	EXPECT_COUNTERS_BACK();
+}
+
+/* Requests CS and the fence calls refuse. */
+TEST_F(vm, bad_submissions)
+{
+	struct amdgpu_cs_ib_info info = { .ib_mc_address = self->ib.va };
+	struct amdgpu_cs_request req = {
+		.ip_type = AMDGPU_HW_IP_DMA,
+		.number_of_ibs = 1,
+		.ibs = &info,
+	};
+	struct amdgpu_cs_fence fence = {
+		.context = self->a.ctx,
+		.ip_type = AMDGPU_HW_IP_DMA,
+	};
+	uint32_t *ib = self->ib.cpu, expired;
+	uint64_t seq;
+
+	ASSERT_EQ(0, vm_good_copy(&self->a, &self->ib, &self->data, 1, &seq));
+	memset(ib, 0, 8 * sizeof(*ib));
+	info.size = 8;
+
+	/* No GFX or compute engine; no third SDMA ring. */
+	req.ip_type = AMDGPU_HW_IP_GFX;
+	EXPECT_EQ(-EINVAL, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
+	req.ip_type = AMDGPU_HW_IP_COMPUTE;
+	EXPECT_EQ(-EINVAL, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
+	req.ip_type = AMDGPU_HW_IP_DMA;
+	req.ring = 2;
+	EXPECT_EQ(-EINVAL, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
+	req.ring = 0;
+	/* An IB that is not mapped, misaligned, or too large. */
+	info.ib_mc_address = 1ULL << 45;
+	EXPECT_EQ(-EINVAL, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
+	info.ib_mc_address = self->ib.va + 2;
+	EXPECT_EQ(-EINVAL, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
+	info.ib_mc_address = self->ib.va;
+	info.size = (1u << 20) / 4 + 1;
+	EXPECT_EQ(-EINVAL, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
+	info.size = 8;
+
+	/* A fence that was never handed out; the last one has signalled. */
+	fence.fence = seq + 1;
+	EXPECT_EQ(-EINVAL, amdgpu_cs_query_fence_status(&fence, 0, 0,
+							 &expired));
+	fence.fence = seq;
+	EXPECT_EQ(0, amdgpu_cs_query_fence_status(&fence, 0, 0, &expired));
+	EXPECT_EQ(1, expired);
+	EXPECT_EQ(0, amdgpu_cs_wait_fences(&fence, 1, true, 0, &expired,
+					   NULL));
+	EXPECT_EQ(1, expired);
+
+	/* Still working. */
+	EXPECT_EQ(0, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
+	EXPECT_EQ(seq + 1, req.seq_no);
+	vm_close(&self->a, &self->ib, &self->data);
+	EXPECT_COUNTERS_BACK();
+}
+
+/* A read-only mapping faults on write; CLEAR and REPLACE split mappings. */
+TEST_F(vm, va_permissions_clear_replace)
+{
+	struct amdgpu_bo_alloc_request req = {
+		.alloc_size = 4 * KT_PAGE,
+		.preferred_heap = AMDGPU_GEM_DOMAIN_GTT,
+	};
+	const uint64_t ro = 0x7000000000ULL, rw = 0x7000100000ULL;
+	amdgpu_bo_handle other;
+	void *other_cpu;
+	uint32_t dw[16], n;
+	uint64_t seq;
+	char *d = self->data.cpu;
+
+	/* The data BO again, read-only at @ro */
+	ASSERT_EQ(0, amdgpu_bo_va_op_raw(self->a.dev, self->data.bo, 0,
+					 4 * KT_PAGE, ro,
+					 AMDGPU_VM_PAGE_READABLE,
+					 AMDGPU_VA_OP_MAP));
+	n = ib_pad(dw, ib_copy(dw, ro, self->data.va, KT_PAGE));
+	EXPECT_EQ(-EFAULT, vm_run(&self->a, &self->ib, dw, n, &seq));
+	n = ib_pad(dw, ib_copy(dw, self->data.va + KT_PAGE, ro, KT_PAGE));
+	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
+	/* Overlapping an existing mapping is refused. */
+	EXPECT_EQ(-EINVAL, amdgpu_bo_va_op_raw(self->a.dev, self->data.bo, 0,
+					       KT_PAGE, ro + KT_PAGE,
+					       AMDGPU_VM_PAGE_READABLE,
+					       AMDGPU_VA_OP_MAP));
+
+	/* The data BO read-write at @rw, then pages 1-2 cleared. */
+	ASSERT_EQ(0, amdgpu_bo_va_op_raw(self->a.dev, self->data.bo, 0,
+					 4 * KT_PAGE, rw,
+					 AMDGPU_VM_PAGE_READABLE |
+					 AMDGPU_VM_PAGE_WRITEABLE,
+					 AMDGPU_VA_OP_MAP));
+	ASSERT_EQ(0, amdgpu_bo_va_op_raw(self->a.dev, NULL, 0, 2 * KT_PAGE,
+					 rw + KT_PAGE, 0, AMDGPU_VA_OP_CLEAR));
+	memset(d, 0x11, 4 * KT_PAGE);
+	n = ib_pad(dw, ib_copy(dw, rw + KT_PAGE, self->data.va, 4));
+	EXPECT_EQ(-EFAULT, vm_run(&self->a, &self->ib, dw, n, &seq));
+	n = ib_pad(dw, ib_copy(dw, rw + 3 * KT_PAGE, rw, 4));
+	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
+
+	/* Page 2 replaced by another BO's first page. */
+	ASSERT_EQ(0, amdgpu_bo_alloc(self->a.dev, &req, &other));
+	ASSERT_EQ(0, amdgpu_bo_cpu_map(other, &other_cpu));
+	memset(other_cpu, 0x22, KT_PAGE);
+	ASSERT_EQ(0, amdgpu_bo_va_op_raw(self->a.dev, other, 0, KT_PAGE,
+					 rw + 2 * KT_PAGE,
+					 AMDGPU_VM_PAGE_READABLE |
+					 AMDGPU_VM_PAGE_WRITEABLE,
+					 AMDGPU_VA_OP_REPLACE));
+	n = ib_pad(dw, ib_copy(dw, rw, rw + 2 * KT_PAGE, 8));
+	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
+	EXPECT_EQ(0x22, d[0]);
+	EXPECT_EQ(0x22, d[7]);
+	EXPECT_EQ(0x11, d[8]);
+	/* UNMAP names a mapping by BO and start. */
+	EXPECT_EQ(-ENOENT, amdgpu_bo_va_op_raw(self->a.dev, self->data.bo, 0,
+					       KT_PAGE, rw + 2 * KT_PAGE, 0,
+					       AMDGPU_VA_OP_UNMAP));
+	EXPECT_EQ(0, amdgpu_bo_va_op_raw(self->a.dev, other, 0, KT_PAGE,
+					 rw + 2 * KT_PAGE, 0,
+					 AMDGPU_VA_OP_UNMAP));
+	EXPECT_EQ(0, amdgpu_bo_free(other));
+	/* The rest goes with the file: mappings hold their BOs. */
+	vm_close(&self->a, &self->ib, &self->data);
+	EXPECT_COUNTERS_BACK();
+}
+
+/* Raw ioctls with arguments the driver must refuse. */
+TEST_F(vm, bad_arguments)
+{
+	union drm_amdgpu_gem_create gc;
+	struct drm_amdgpu_gem_userptr up;
+	struct drm_amdgpu_gem_va va;
+	struct drm_amdgpu_info info;
+	struct drm_amdgpu_gem_metadata md;
+	union drm_amdgpu_ctx ctx;
+	uint32_t handle, val;
+	void *mem;
+	int fd = self->a.fd, dmabuf;
+	amdgpu_bo_handle ubo;
+
+	memset(&gc, 0, sizeof(gc));
+	gc.in.bo_size = KT_PAGE;
+	gc.in.domains = AMDGPU_GEM_DOMAIN_GDS;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_CREATE, &gc));
+	memset(&gc, 0, sizeof(gc));
+	gc.in.bo_size = KT_PAGE;
+	gc.in.domains = AMDGPU_GEM_DOMAIN_VRAM;
+	gc.in.domain_flags = 1ULL << 40;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_CREATE, &gc));
+	memset(&gc, 0, sizeof(gc));
+	gc.in.domains = AMDGPU_GEM_DOMAIN_VRAM;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_CREATE, &gc));
+
+	/* userptr: read-only is not simulated, writable needs REGISTER */
+	mem = anon(KT_PAGE);
+	ASSERT_NE(NULL, mem);
+	memset(&up, 0, sizeof(up));
+	up.addr = (uintptr_t)mem;
+	up.size = KT_PAGE;
+	up.flags = AMDGPU_GEM_USERPTR_READONLY | AMDGPU_GEM_USERPTR_REGISTER;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_USERPTR, &up));
+	up.flags = AMDGPU_GEM_USERPTR_VALIDATE;
+	EXPECT_EQ(-EACCES, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_USERPTR, &up));
+	up.flags = AMDGPU_GEM_USERPTR_REGISTER;
+	up.addr += 8;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_USERPTR, &up));
+	/* User memory is not shared as a dma-buf, nor mapped again. */
+	ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(self->a.dev, mem, KT_PAGE,
+						    &ubo));
+	EXPECT_EQ(-EPERM, amdgpu_bo_export(ubo, amdgpu_bo_handle_type_dma_buf_fd,
+					   (uint32_t *)&dmabuf));
+	EXPECT_EQ(-EPERM, amdgpu_bo_cpu_map(ubo, &mem));
+	EXPECT_EQ(0, amdgpu_bo_free(ubo));
+
+	/* GEM_VA: PRT, below the VM, padding, unknown operation */
+	ASSERT_EQ(0, amdgpu_bo_export(self->data.bo, amdgpu_bo_handle_type_kms,
+				      &handle));
+	memset(&va, 0, sizeof(va));
+	va.handle = handle;
+	va.operation = AMDGPU_VA_OP_MAP;
+	va.flags = AMDGPU_VM_PAGE_PRT;
+	va.va_address = 0x7100000000ULL;
+	va.map_size = KT_PAGE;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_VA, &va));
+	va.flags = AMDGPU_VM_PAGE_READABLE;
+	va.va_address = 0;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_VA, &va));
+	va.va_address = 1ULL << 47;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_VA, &va));
+	va.va_address = 0x7100000000ULL;
+	va._pad = 1;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_VA, &va));
+	va._pad = 0;
+	va.operation = 9;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_VA, &va));
+	va.operation = AMDGPU_VA_OP_MAP;
+	va.offset_in_bo = 4 * KT_PAGE;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_VA, &va));
+
+	/* INFO without a buffer; a context that does not exist */
+	memset(&info, 0, sizeof(info));
+	info.query = AMDGPU_INFO_ACCEL_WORKING;
+	info.return_pointer = (uintptr_t)&val;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_INFO, &info));
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.in.op = AMDGPU_CTX_OP_FREE_CTX;
+	ctx.in.ctx_id = 1000;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_CTX, &ctx));
+	ctx.in.op = AMDGPU_CTX_OP_ALLOC_CTX;
+	ctx.in.ctx_id = 0;
+	ctx.in.priority = 5;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_CTX, &ctx));
+	/* ioctls outside the subset */
+	memset(&md, 0, sizeof(md));
+	md.handle = handle;
+	md.op = AMDGPU_GEM_METADATA_OP_GET_METADATA;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_METADATA, &md));
+	munmap((void *)(uintptr_t)up.addr - 8, KT_PAGE);
+	vm_close(&self->a, &self->ib, &self->data);
+	EXPECT_COUNTERS_BACK();
+}
+
+/*
+ * A file KFD has bound keeps KFD semantics: queries work on it (libhsakmt
+ * initialises libdrm on that very file), the amdgpu VM does not; and a file
+ * whose amdgpu VM is in use cannot be bound.
+ */
+TEST_F(libdrm, kfd_bound_file)
+{
+	struct amdgpu_bo_alloc_request req = {
+		.alloc_size = KT_PAGE,
+		.preferred_heap = AMDGPU_GEM_DOMAIN_GTT,
+	};
+	struct amdgpu_cs_ib_info ib = {
+		.ib_mc_address = 0x7300000000ULL,
+		.size = 8,
+	};
+	struct amdgpu_cs_request cs = {
+		.ip_type = AMDGPU_HW_IP_DMA,
+		.number_of_ibs = 1,
+		.ibs = &ib,
+	};
+	amdgpu_context_handle ctx;
+	amdgpu_device_handle dev;
+	amdgpu_bo_handle bo;
+	uint32_t major, minor;
+	struct kt_env e;
+	struct ad a;
+
+	ASSERT_EQ(0, kt_env_open(&e, true));
+	ASSERT_EQ(0, amdgpu_device_initialize(e.render[0], &major, &minor,
+					      &dev));
+	ASSERT_EQ(0, amdgpu_bo_alloc(dev, &req, &bo));
+	EXPECT_EQ(-EBUSY, amdgpu_bo_va_op(bo, 0, KT_PAGE, 0x7200000000ULL, 0,
+					  AMDGPU_VA_OP_MAP));
+	ASSERT_EQ(0, amdgpu_cs_ctx_create(dev, &ctx));
+	EXPECT_EQ(-EBUSY, amdgpu_cs_submit(ctx, 0, &cs, 1));
+	EXPECT_EQ(0, amdgpu_cs_ctx_free(ctx));
+	EXPECT_EQ(0, amdgpu_bo_free(bo));
+	amdgpu_device_deinitialize(dev);
+	kt_env_close(&e);
+
+	ASSERT_EQ(0, ad_open(self->gpu[0].render_minor, &a));
+	ASSERT_EQ(0, amdgpu_bo_alloc(a.dev, &req, &bo));
+	ASSERT_EQ(0, amdgpu_bo_va_op(bo, 0, KT_PAGE, 0x7200000000ULL, 0,
+				     AMDGPU_VA_OP_MAP));
+	ASSERT_EQ(0, kt_env_open(&e, false));
+	EXPECT_EQ(-EINVAL, kt_acquire_vm(e.kfd, a.fd, e.gpu[0].gpu_id));
+	kt_env_close(&e);
+	EXPECT_EQ(0, amdgpu_bo_va_op(bo, 0, KT_PAGE, 0x7200000000ULL, 0,
+				     AMDGPU_VA_OP_UNMAP));
+	EXPECT_EQ(0, amdgpu_bo_free(bo));
+	ad_close(&a);
+	EXPECT_COUNTERS_BACK();
+}
+
+/*
+ * A KFD BO of GPU 0 imported on GPU 1's node is the same memory: the CPU
+ * sees it through either, and GPU 1's SDMA copies from it.
+ */
+TEST_F_TIMEOUT(libdrm, import_from_another_gpu, 120)
+{
+	const uint64_t size = 3 * KT_MIB;
+	struct amdgpu_bo_import_result imp, again;
+	struct abo peer, user, ib;
+	amdgpu_bo_handle ubo;
+	uint64_t handle, offset, seq;
+	void *mem, *cpu;
+	struct kt_env e;
+	int dmabuf;
+	struct ad a;
+
+	if (self->ngpus < 2)
+		SKIP(return, "needs two GPUs");
+	ASSERT_EQ(0, kt_env_open(&e, true));
+	ASSERT_EQ(0, kt_alloc(e.kfd, e.gpu[0].gpu_id, KT_VA(3), size,
+			      KT_VRAM | KT_WRITABLE, &handle, &offset));
+	ASSERT_EQ(0, kt_export(e.kfd, handle, O_RDWR | O_CLOEXEC, &dmabuf));
+	cpu = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf, 0);
+	ASSERT_NE(MAP_FAILED, cpu);
+	kt_fill(cpu, size, 77);
+
+	ASSERT_EQ(0, ad_open(e.gpu[1].render_minor, &a));
+	ASSERT_EQ(0, amdgpu_bo_import(a.dev, amdgpu_bo_handle_type_dma_buf_fd,
+				      dmabuf, &imp));
+	EXPECT_EQ(size, imp.alloc_size);
+	ASSERT_EQ(0, abo_map(&a, imp.buf_handle, size, &peer));
+	ASSERT_EQ(0, amdgpu_bo_cpu_map(imp.buf_handle, &peer.cpu));
+	EXPECT_TRUE(kt_check(peer.cpu, size, 77));
+	mem = anon(size);
+	ASSERT_NE(NULL, mem);
+	ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(a.dev, mem, size, &ubo));
+	ASSERT_EQ(0, abo_map(&a, ubo, size, &user));
+	ASSERT_EQ(0, abo_alloc(&a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
+	ASSERT_EQ(0, submit(&a, &ib,
+			    ib_pad(ib.cpu, ib_copy(ib.cpu, user.va, peer.va,
+						   size)),
+			    0, NULL, 0, &seq));
+	EXPECT_TRUE(kt_check(mem, size, 77));
+
+	/* Importing the same dma-buf again gives the same BO back. */
+	ASSERT_EQ(0, amdgpu_bo_import(a.dev, amdgpu_bo_handle_type_dma_buf_fd,
+				      dmabuf, &again));
+	EXPECT_EQ(imp.buf_handle, again.buf_handle);
+	EXPECT_EQ(0, amdgpu_bo_free(again.buf_handle));
+	EXPECT_EQ(0, abo_free(&ib));
+	EXPECT_EQ(0, abo_free(&user));
+	EXPECT_EQ(0, abo_free(&peer));
+	ad_close(&a);
+	munmap(mem, size);
+	munmap(cpu, size);
+	close(dmabuf);
+	EXPECT_EQ(0, kt_free(e.kfd, handle));
+	kt_env_close(&e);
+	EXPECT_COUNTERS_BACK();
+}
+
+/*
+ * KFD makes a new dma-buf per export. Both exports of one BO import into
+ * one file, as two handles of the same memory.
+ */
+TEST_F(libdrm, import_two_exports_of_one_bo)
+{
+	struct amdgpu_bo_import_result imp[2];
+	uint64_t handle, offset;
+	struct kt_env e;
+	int dmabuf[2], i;
+	void *cpu[2];
+	struct ad a;
+
+	ASSERT_EQ(0, kt_env_open(&e, true));
+	ASSERT_EQ(0, kt_alloc(e.kfd, e.gpu[0].gpu_id, KT_VA(2), KT_MIB,
+			      KT_VRAM | KT_WRITABLE, &handle, &offset));
+	ASSERT_EQ(0, ad_open(e.gpu[0].render_minor, &a));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, kt_export(e.kfd, handle, O_RDWR | O_CLOEXEC,
+				       &dmabuf[i]));
+		ASSERT_EQ(0, amdgpu_bo_import(a.dev,
+					      amdgpu_bo_handle_type_dma_buf_fd,
+					      dmabuf[i], &imp[i]));
+		ASSERT_EQ(0, amdgpu_bo_cpu_map(imp[i].buf_handle, &cpu[i]));
+	}
+	EXPECT_NE(imp[0].buf_handle, imp[1].buf_handle);
+	kt_fill(cpu[0], KT_MIB, 5);
+	EXPECT_TRUE(kt_check(cpu[1], KT_MIB, 5));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(0, amdgpu_bo_free(imp[i].buf_handle));
+		close(dmabuf[i]);
+	}
+	ad_close(&a);
+	EXPECT_EQ(0, kt_free(e.kfd, handle));
+	kt_env_close(&e);
+	EXPECT_COUNTERS_BACK();
+}
+
+TEST_HARNESS_MAIN
