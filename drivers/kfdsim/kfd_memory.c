@@ -81,7 +81,7 @@ int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
 	/* A render file is one GPU VM: it serves a single process. */
 	if (cmpxchg(&to_kfdsim_file(dfile)->kfd_owner, NULL, p)) {
 		mutex_unlock(&p->lock);
-		kfd_reject("ACQUIRE_VM: fd %u already serves another process or its own amdgpu VM\n",
+		kfd_reject("ACQUIRE_VM: fd %u serves another process or an amdgpu VM\n",
 			   args->drm_fd);
 		ret = -EINVAL;
 		goto out_put;

@@ -173,6 +173,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 		if (!ret && (pkt.header & KFDSIM_AQL_HEADER_TYPE_MASK) ==
 			    KFDSIM_AQL_TYPE_INVALID)
 			return run;
+		/* Pairs with the producer's release store of the header. */
 		smp_rmb();
 		if (!ret)
 			ret = kfdsim_vm_read(vm, slot, &pkt, sizeof(pkt), &fault);
