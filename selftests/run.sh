@@ -35,7 +35,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/selftests
-areas="topology memory apertures isolation teardown badinput abi queues compute sdma events preempt libdrm hsakmt"
+areas="topology memory apertures isolation teardown badinput abi queues compute sdma events preempt libdrm hsakmt criu"
 vram_mb=${KFDSIM_TEST_VRAM_MB:-256}
 limit=${KFDSIM_TEST_TIMEOUT:-900}
 counters=/sys/kernel/debug/kfdsim/counters
@@ -112,6 +112,7 @@ run() {
 	name=$1
 	shift
 	exe=$bin/${name}_test
+	[ "$name" = criu-other-node ] && exe=$top/selftests/criu/run-other-node.sh
 	log=$work/$name.log
 	if [ ! -x "$exe" ]; then
 		result 1 "$exe is missing (make -C selftests)"
@@ -179,6 +180,9 @@ if load 0; then
 	done
 	unload "seed 0"
 fi
+
+# Checkpoint on seed 0, restore on seed 5 (loads and unloads kfdsim itself).
+run criu-other-node
 
 if load 1; then
 	run topology KFDSIM_TOPO_SAVE="$ids.1" KFDSIM_TOPO_DIFFERENT="$ids.0"

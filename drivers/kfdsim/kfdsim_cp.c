@@ -34,7 +34,7 @@
 #define KFDSIM_CP_POLL_IDLE_US	20000
 #define KFDSIM_CP_IDLE_ROUNDS	250
 /* A round this much longer than its slices means a stuck workgroup. */
-#define KFDSIM_CP_OVERRUN_NS	(200 * NSEC_PER_MSEC)
+#define KFDSIM_CP_OVERRUN_NS	(2000 * NSEC_PER_MSEC)
 
 enum kfdsim_run {
 	KFDSIM_RUN_IDLE,	/* nothing to do, or waiting on something */
