@@ -681,7 +681,8 @@ TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 		ASSERT_EQ(0, kg_queue_wait_idle(&qs[g][0], KG_TIMEOUT_MS));
 		ASSERT_EQ(0, kg_queue_wait_idle(&qs[g][1], KG_TIMEOUT_MS));
 	}
-	kg_sleep_ms(100);
+	/* Steady state: the CP slows its polling after a second of idling. */
+	kg_sleep_ms(1500);
 	n = cp_cpu(pct, KT_MAX_GPUS, 3000);
 	ASSERT_EQ(self->rt.e.ngpus, n);
 	for (i = 0; i < n; i++) {
@@ -728,7 +729,8 @@ TEST_F_TIMEOUT(q, idle_cp_threads_max_queues, 120)
 						  i < 24 ? AQL : SDMA, 1024,
 						  &qs[g][i]))
 				TH_LOG("gpu %d queue %d", g, i);
-	kg_sleep_ms(100);
+	/* Steady state: the CP slows its polling after a second of idling. */
+	kg_sleep_ms(1500);
 	n = cp_cpu(pct, KT_MAX_GPUS, 3000);
 	ASSERT_EQ(self->rt.e.ngpus, n);
 	for (i = 0; i < n; i++) {
