@@ -32,7 +32,7 @@ LINT_FILES := $(shell find drivers include/uapi -name '*.[ch]' 2>/dev/null | \
 USER_CFLAGS := -Wall -Wextra -Werror -O2 -g
 
 .PHONY: all modules lint checkpatch kbuild-lint linux-source deps install \
-	selftests check demo clean distclean help need-kver
+	selftests plugin check demo bench clean distclean help need-kver
 
 all: modules
 
@@ -43,7 +43,8 @@ help:
 	@echo "make install    build and install kfdsim with DKMS for \$$KVER"
 	@echo "make selftests  build the test binaries into $(BUILD)/selftests/"
 	@echo "make check      everything: deps, lint, install, selftests in the VM"
-	@echo "make demo       load kfdsim in the VM and show memory through it"
+	@echo "make demo       in the VM: memory, then a CRIU checkpoint/restore"
+	@echo "make bench      criu dump/restore speed, VRAM vs anonymous memory"
 	@echo "make clean      remove build results (distclean: all of $(BUILD)/)"
 
 need-kver:
@@ -118,8 +119,15 @@ kbuild-lint: need-kver
 install: need-kver
 	@scripts/dkms-install --if-changed $(KVER)
 
-selftests: linux-source
+selftests: linux-source plugin
 	$(MAKE) -C selftests
+	$(MAKE) -C selftests/f32
+	$(MAKE) -C selftests/e2e
+
+# The plugin, and its host-side unit tests (a failure stops the build).
+plugin:
+	$(MAKE) -C userspace-plugin
+	$(MAKE) -C userspace-plugin check
 
 # install-deps first, then a sub-make: only then is KVER known on a fresh
 # machine. A lint failure stops everything before the VM boots; lint then
@@ -135,12 +143,20 @@ $(DEMO): scripts/demo-memory.c include/uapi/linux/kfd_ioctl.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -I include/uapi -o $@ $<
 
-demo: install $(DEMO)
+demo: install $(DEMO) selftests
 	@scripts/vm-run -- scripts/demo
+	@scripts/vm-run -- scripts/demo-criu
+
+# criu dump/restore of data in VRAM vs anonymous memory; BENCH_SIZE=1G.
+BENCH_SIZE ?= 1G
+bench: modules selftests
+	scripts/bench $(BENCH_SIZE)
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
 	@if [ -f selftests/Makefile ]; then $(MAKE) -s -C selftests clean; fi
+	@$(MAKE) -s -C selftests/e2e clean
+	@$(MAKE) -s -C userspace-plugin clean
 	rm -rf $(LINT_TREE) $(BUILD)/demo $(CHECK_OUT) $(BUILD)/vm \
 		$(BUILD)/*.log
 

@@ -35,7 +35,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/selftests
-areas="topology memory apertures isolation teardown badinput abi queues compute sdma events preempt libdrm hsakmt criu"
+areas="topology memory apertures isolation teardown badinput abi queues compute sdma events preempt libdrm hsakmt criu f32"
 vram_mb=${KFDSIM_TEST_VRAM_MB:-256}
 limit=${KFDSIM_TEST_TIMEOUT:-900}
 counters=/sys/kernel/debug/kfdsim/counters
@@ -111,8 +111,11 @@ unload() {
 run() {
 	name=$1
 	shift
-	exe=$bin/${name}_test
-	[ "$name" = criu-other-node ] && exe=$top/selftests/criu/run-other-node.sh
+	case $name in
+	criu-other-node) exe=$top/selftests/criu/run-other-node.sh ;;
+	e2e) exe=$top/selftests/e2e/run.sh ;;
+	*) exe=$bin/${name}_test ;;
+	esac
 	log=$work/$name.log
 	if [ ! -x "$exe" ]; then
 		result 1 "$exe is missing (make -C selftests)"
@@ -198,5 +201,11 @@ if load 0; then
 	run topology KFDSIM_TOPO_SAME="$ids.0"
 	unload "seed 0 again"
 fi
+
+# CRIU end to end with the plugin: e2e/run.sh (re)loads kfdsim itself and
+# leaves it loaded.
+[ "${KFDSIM_INSMOD:-}" != only ] || export KFDSIM_KO="${KFDSIM_KO:-./kfdsim.ko}"
+run e2e
+unload "after e2e"
 
 finish

@@ -424,15 +424,25 @@ t_leave() {
 	finish leave "$pid" "$exp"
 }
 
-# Twice the work: each cycle costs the app several seconds of run time.
+# "fd target" lines of a process, by fd number.
+fd_list() {
+	local f
+	for f in /proc/"$1"/fd/*; do
+		echo "${f##*/} $(readlink "$f")"
+	done | sort -n
+}
+
+# Three times the work: each cycle costs the app several seconds of run
+# time. After every restore the process must hold exactly the fds it had.
 t_cycles() {
-	local pid c exp=$work/cycles.exp
-	local args=(-s $((steps * 2)) -k "$dispatches" -n "$size")
+	local pid c exp=$work/cycles.exp rc=0
+	local args=(-s $((steps * 3)) -k "$dispatches" -n "$size")
 	need_plugin || return 2
 	expected "${args[@]}" >"$exp"
 	pid=$(start_app cycles "${args[@]}") || return 1
+	fd_list "$pid" >"$work/cycles.fds"
 	for c in 1 2 3; do
-		sleep 1
+		sleep 0.5
 		dump_mid cycles "$pid" "$work/img-cycle$c" ||
 			{ e2e_kill "$pid"; return 1; }
 		e2e_wait_exit "$pid" 10 || { e2e_kill "$pid"; return 1; }
@@ -440,8 +450,16 @@ t_cycles() {
 			e2e_criu_errors "$work/img-cycle$c/restore.log" 10 | show
 			return 1; }
 		e2e_alive "$pid" || { note "cycle $c: not running after the restore"; break; }
+		fd_list "$pid" >"$work/cycles.fds.$c"
+		if ! e2e_alive "$pid"; then
+			note "cycle $c: finished before its fds could be compared"
+		elif ! diff "$work/cycles.fds" "$work/cycles.fds.$c" >"$work/cycles.fddiff"; then
+			note "cycle $c: the fds changed:"
+			show "$work/cycles.fddiff"
+			rc=1
+		fi
 	done
-	finish cycles "$pid" "$exp"
+	finish cycles "$pid" "$exp" && return $rc
 }
 
 # Half the work per process: the two share the GPUs.

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BO contents checksum; see checksum.h.
+ */
+#include <string.h>
+
+#include "checksum.h"
+
+#define KP_SUM_SEED	0x6b66647375636b31ULL	/* arbitrary start value */
+#define KP_SUM_MUL	0x9e3779b97f4a7c15ULL	/* odd, dense bit pattern */
+
+static inline uint64_t kp_sum_word(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * KP_SUM_MUL;
+	return h ^ (h >> 29);
+}
+
+static inline uint64_t kp_load_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+void kp_sum_init(struct kp_sum *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->h = KP_SUM_SEED;
+}
+
+void kp_sum_update(struct kp_sum *s, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	size_t take;
+
+	s->len += len;
+	if (s->ntail) {
+		take = 8 - s->ntail;
+		if (take > len)
+			take = len;
+		memcpy(s->tail + s->ntail, p, take);
+		s->ntail += take;
+		p += take;
+		len -= take;
+		if (s->ntail < 8)
+			return;
+		s->h = kp_sum_word(s->h, kp_load_le64(s->tail));
+		s->ntail = 0;
+	}
+	for (; len >= 8; p += 8, len -= 8)
+		s->h = kp_sum_word(s->h, kp_load_le64(p));
+	memcpy(s->tail, p, len);
+	s->ntail = len;
+}
+
+uint64_t kp_sum_final(const struct kp_sum *s)
+{
+	uint8_t last[8] = { 0 };
+	uint64_t h = s->h;
+
+	if (s->ntail) {
+		memcpy(last, s->tail, s->ntail);
+		h = kp_sum_word(h, kp_load_le64(last));
+	}
+	/* Length, then a final avalanche (xor-shift-multiply rounds). */
+	h ^= s->len;
+	h ^= h >> 31;
+	h *= 0xd6e8feb86659fd93ULL;
+	h ^= h >> 32;
+	h *= 0xd6e8feb86659fd93ULL;
+	h ^= h >> 32;
+	return h;
+}
+
+uint64_t kp_sum_buf(const void *data, size_t len)
+{
+	struct kp_sum s;
+
+	kp_sum_init(&s);
+	kp_sum_update(&s, data, len);
+	return kp_sum_final(&s);
+}

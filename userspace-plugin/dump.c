@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checkpoint: DUMP_EXT_FILE for /dev/kfd files and KFD render nodes.
+ *
+ * CRIU hands us, in its own process, a copy of each of the target's file
+ * descriptors it cannot dump itself. For a /dev/kfd file we pause the
+ * target's queues (PROCESS_INFO), take the checkpoint (CHECKPOINT: device
+ * and BO lists, the kernel's private data and a dma-buf fd per VRAM/GTT
+ * BO), save the BO contents, and let the queues run again (UNPAUSE). The
+ * contents are saved while the queues are paused, so they match the
+ * queue state in the private data.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bo_copy.h"
+#include "images.h"
+#include "kfd_dev.h"
+#include "plugin.h"
+#include "util.h"
+
+/* /dev/kfd files dumped so far in this run, to spot a second fd of one process. */
+struct kp_dumped {
+	uint32_t pid;
+	uint32_t id;
+};
+
+static struct {
+	bool version_ok;
+	uint32_t kfd_major, kfd_minor;
+	uint64_t dump_id;
+	struct kp_dumped *dumped;
+	unsigned int ndumped;
+} kp_dump;
+
+void kp_dump_reset(void)
+{
+	free(kp_dump.dumped);
+	memset(&kp_dump, 0, sizeof(kp_dump));
+}
+
+/* GET_VERSION needs a /dev/kfd of our own: the target's is not ours. */
+static int kp_dump_check_version(void)
+{
+	int kfd, ret;
+
+	if (kp_dump.version_ok)
+		return 0;
+	kfd = kp_kfd_open();
+	if (kfd < 0)
+		return kfd;
+	ret = kp_kfd_check_version(kfd, &kp_dump.kfd_major,
+				   &kp_dump.kfd_minor);
+	close(kfd);
+	kp_dump.version_ok = !ret;
+	return ret;
+}
+
+static int kp_write_header_image(const char *name, const KfdHeader *h)
+{
+	int fd, ret;
+
+	fd = kp_img_create(name);
+	if (fd < 0)
+		return fd;
+	ret = kp_record_write_msg(fd, &h->base);
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (ret)
+		kp_err("cannot write image %s: %s", name, strerror(-ret));
+	return ret;
+}
+
+/* A number that tells this dump's images from older ones in the directory. */
+static uint64_t kp_dump_id(void)
+{
+	struct timespec ts;
+
+	while (!kp_dump.dump_id) {
+		if (getrandom(&kp_dump.dump_id, sizeof(kp_dump.dump_id), 0) !=
+		    sizeof(kp_dump.dump_id)) {
+			clock_gettime(CLOCK_REALTIME, &ts);
+			kp_dump.dump_id = ((uint64_t)ts.tv_sec << 32) ^
+					  (uint64_t)ts.tv_nsec ^ (uint64_t)getpid();
+		}
+	}
+	return kp_dump.dump_id;
+}
+
+static void kp_header_init(KfdHeader *h, uint32_t kind)
+{
+	kfd_header__init(h);
+	h->version = KP_IMAGE_VERSION;
+	h->kind = kind;
+	h->has_dump_id = true;
+	h->dump_id = kp_dump_id();
+	h->has_kfd_major = h->has_kfd_minor = true;
+	h->kfd_major = kp_dump.kfd_major;
+	h->kfd_minor = kp_dump.kfd_minor;
+}
+
+static int kp_dump_render(int id, const struct kp_gpu *g)
+{
+	struct kp_gpu_msg gm;
+	KfdGpu *gpus[1] = { &gm.msg };
+	char name[KP_NAME_LEN];
+	KfdHeader h;
+	int ret;
+
+	ret = kp_dump_check_version();
+	if (ret)
+		return ret;
+	kp_gpu_msg_init(&gm, g);
+	kp_header_init(&h, KFD_IMAGE_KIND__KFD_IMAGE_RENDER);
+	h.n_gpus = 1;
+	h.gpus = gpus;
+	h.has_render_gpu_id = true;
+	h.render_gpu_id = g->gpu_id;
+	kp_name_render(name, id);
+	ret = kp_write_header_image(name, &h);
+	if (!ret)
+		kp_info("dumped render node renderD%u (GPU %u) as %s",
+			g->render_minor, g->gpu_id, name);
+	return ret;
+}
+
+/* ---- /dev/kfd ---- */
+
+/* Everything one /dev/kfd checkpoint holds. */
+struct kp_ckpt {
+	int fd;				/* the target's file (CRIU's copy) */
+	uint32_t id;
+	struct kfd_ioctl_criu_args args;
+	struct kfd_criu_device_bucket *devices;
+	struct kfd_criu_bo_bucket *bos;
+	uint8_t *priv;
+	const struct kp_gpu **gpus;	/* per device bucket */
+	uint64_t *checksums;		/* per BO */
+	bool *contents;			/* per BO: got a dma-buf fd */
+	bool have_fds;			/* CHECKPOINT installed dmabuf fds */
+	bool paused;
+};
+
+static int kp_criu_op(struct kp_ckpt *c, uint32_t op)
+{
+	c->args.op = op;
+	return kp_ioctl(c->fd, AMDKFD_IOC_CRIU_OP, &c->args);
+}
+
+static void kp_unpause(struct kp_ckpt *c)
+{
+	struct kfd_ioctl_criu_args args = { .op = KFD_CRIU_OP_UNPAUSE };
+	int ret;
+
+	if (!c->paused)
+		return;
+	c->paused = false;
+	ret = kp_ioctl(c->fd, AMDKFD_IOC_CRIU_OP, &args);
+	if (ret)
+		kp_warn("UNPAUSE of pid %u failed: %s", c->args.pid,
+			strerror(-ret));
+}
+
+static void kp_close_dmabufs(struct kp_ckpt *c)
+{
+	uint32_t i;
+
+	if (!c->have_fds)
+		return;
+	c->have_fds = false;
+	for (i = 0; i < c->args.num_bos; i++) {
+		if (c->bos[i].dmabuf_fd != KFD_INVALID_FD) {
+			close((int)c->bos[i].dmabuf_fd);
+			c->bos[i].dmabuf_fd = KFD_INVALID_FD;
+		}
+	}
+}
+
+static void kp_ckpt_free(struct kp_ckpt *c)
+{
+	kp_close_dmabufs(c);
+	kp_unpause(c);
+	free(c->devices);
+	free(c->bos);
+	free(c->priv);
+	free(c->gpus);
+	free(c->checksums);
+	free(c->contents);
+}
+
+static int kp_device_index(const struct kp_ckpt *c, uint32_t user_gpu_id)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->args.num_devices; i++)
+		if (c->devices[i].user_gpu_id == user_gpu_id)
+			return (int)i;
+	return -1;
+}
+
+/* Map the devices to topology nodes and sanity-check the BO list. */
+static int kp_ckpt_check(struct kp_ckpt *c)
+{
+	const struct kp_topology *t = kp_local_topology();
+	uint32_t i;
+
+	if (!t)
+		return -ENODEV;
+	for (i = 0; i < c->args.num_devices; i++) {
+		c->gpus[i] = kp_topology_by_id(t, c->devices[i].actual_gpu_id);
+		if (!c->gpus[i]) {
+			kp_err("CHECKPOINT named GPU %u, which is not in the topology",
+			       c->devices[i].actual_gpu_id);
+			return -ENODEV;
+		}
+	}
+	for (i = 0; i < c->args.num_bos; i++) {
+		if (kp_device_index(c, c->bos[i].gpu_id) < 0) {
+			kp_err("CHECKPOINT: BO 0x%" PRIx64 " is on gpu_id %u, which is not among the devices",
+			       (uint64_t)c->bos[i].addr, c->bos[i].gpu_id);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Save the contents: one copy job (thread) per device. */
+static int kp_ckpt_contents(struct kp_ckpt *c)
+{
+	uint32_t nd = c->args.num_devices, nb = c->args.num_bos, d, i;
+	struct kp_copy_bo *cbos = NULL;
+	struct kp_copy_job *jobs;
+	unsigned int n, k = 0;
+	int ret;
+
+	jobs = calloc(nd ? nd : 1, sizeof(*jobs));
+	cbos = calloc(nb ? nb : 1, sizeof(*cbos));
+	if (!jobs || !cbos) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (d = 0; d < nd; d++) {
+		struct kp_copy_job *j = &jobs[d];
+
+		j->dir = KP_COPY_SAVE;
+		j->gpu_id = c->devices[d].user_gpu_id;
+		kp_name_pages(j->image, c->id, j->gpu_id);
+		j->bos = &cbos[k];
+		for (i = 0; i < nb; i++) {
+			if (c->bos[i].gpu_id != j->gpu_id || !c->contents[i])
+				continue;
+			cbos[k].addr = c->bos[i].addr;
+			cbos[k].size = c->bos[i].size;
+			cbos[k].dmabuf_fd = (int)c->bos[i].dmabuf_fd;
+			k++;
+			j->nbos++;
+		}
+	}
+	ret = kp_copy_run(jobs, nd, kp_config.max_buffer);
+	if (ret)
+		goto out;
+
+	/* Hand the checksums back in BO order. */
+	for (d = 0; d < nd; d++) {
+		n = 0;
+		for (i = 0; i < nb; i++)
+			if (c->bos[i].gpu_id == jobs[d].gpu_id &&
+			    c->contents[i])
+				c->checksums[i] = jobs[d].bos[n++].checksum;
+	}
+out:
+	free(jobs);
+	free(cbos);
+	return ret;
+}
+
+static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
+{
+	uint32_t nd = c->args.num_devices, nb = c->args.num_bos, i;
+	struct kp_gpu_msg *gm = NULL;
+	KfdGpu **gpus = NULL;
+	KfdDevice *devs = NULL, **pdevs = NULL;
+	KfdBo *bos = NULL, **pbos = NULL;
+	char name[KP_NAME_LEN];
+	KfdProcess p;
+	KfdHeader h;
+	int fd, ret = -ENOMEM;
+
+	gm = calloc(nd ? nd : 1, sizeof(*gm));
+	gpus = calloc(nd ? nd : 1, sizeof(*gpus));
+	devs = calloc(nd ? nd : 1, sizeof(*devs));
+	pdevs = calloc(nd ? nd : 1, sizeof(*pdevs));
+	bos = calloc(nb ? nb : 1, sizeof(*bos));
+	pbos = calloc(nb ? nb : 1, sizeof(*pbos));
+	if (!gm || !gpus || !devs || !pdevs || !bos || !pbos)
+		goto out;
+
+	kp_header_init(&h, KFD_IMAGE_KIND__KFD_IMAGE_PROCESS);
+	h.has_pid = true;
+	h.pid = pid;
+	kfd_process__init(&p);
+	p.num_devices = nd;
+	p.num_bos = nb;
+	p.num_objects = c->args.num_objects;
+	for (i = 0; i < nd; i++) {
+		kp_gpu_msg_init(&gm[i], c->gpus[i]);
+		gpus[i] = &gm[i].msg;
+		kfd_device__init(&devs[i]);
+		devs[i].user_gpu_id = c->devices[i].user_gpu_id;
+		devs[i].gpu_id = c->devices[i].actual_gpu_id;
+		pdevs[i] = &devs[i];
+	}
+	h.n_gpus = nd;
+	h.gpus = gpus;
+	p.n_devices = nd;
+	p.devices = pdevs;
+	for (i = 0; i < nb; i++) {
+		kfd_bo__init(&bos[i]);
+		bos[i].addr = c->bos[i].addr;
+		bos[i].size = c->bos[i].size;
+		bos[i].offset = c->bos[i].offset;
+		bos[i].gpu_id = c->bos[i].gpu_id;
+		bos[i].alloc_flags = c->bos[i].alloc_flags;
+		bos[i].has_contents = c->contents[i];
+		bos[i].has_checksum = bos[i].has_contents;
+		bos[i].checksum = c->checksums[i];
+		pbos[i] = &bos[i];
+	}
+	p.n_bos = nb;
+	p.bos = pbos;
+	p.priv_data.len = c->args.priv_data_size;
+	p.priv_data.data = c->priv;
+
+	kp_name_kfd(name, c->id);
+	fd = kp_img_create(name);
+	if (fd < 0) {
+		ret = fd;
+		goto out;
+	}
+	ret = kp_record_write_msg(fd, &h.base);
+	if (!ret)
+		ret = kp_record_write_msg(fd, &p.base);
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (ret)
+		kp_err("cannot write image %s: %s", name, strerror(-ret));
+out:
+	free(gm);
+	free(gpus);
+	free(devs);
+	free(pdevs);
+	free(bos);
+	free(pbos);
+	return ret;
+}
+
+/* A second /dev/kfd file of a process already dumped: just point at it. */
+static int kp_dump_alias(uint32_t id, const struct kp_dumped *first)
+{
+	char name[KP_NAME_LEN];
+	KfdHeader h;
+	int ret;
+
+	kp_header_init(&h, KFD_IMAGE_KIND__KFD_IMAGE_ALIAS);
+	h.has_alias_of = true;
+	h.alias_of = first->id;
+	h.has_pid = true;
+	h.pid = first->pid;
+	kp_name_kfd(name, id);
+	ret = kp_write_header_image(name, &h);
+	if (!ret)
+		kp_info("/dev/kfd file %u is another file of pid %u (image kfd-%u.img)",
+			id, first->pid, first->id);
+	return ret;
+}
+
+static int kp_remember(uint32_t pid, uint32_t id)
+{
+	struct kp_dumped *d;
+
+	d = realloc(kp_dump.dumped, (kp_dump.ndumped + 1) * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d[kp_dump.ndumped].pid = pid;
+	d[kp_dump.ndumped].id = id;
+	kp_dump.dumped = d;
+	kp_dump.ndumped++;
+	return 0;
+}
+
+static int kp_dump_kfd(int fd, uint32_t id)
+{
+	struct kp_ckpt c = { .fd = fd, .id = id };
+	uint32_t nd, nb, i, pid;
+	uint64_t bytes = 0;
+	int ret;
+
+	ret = kp_dump_check_version();
+	if (ret)
+		return ret;
+	ret = kp_criu_op(&c, KFD_CRIU_OP_PROCESS_INFO);
+	if (ret) {
+		kp_err("PROCESS_INFO on /dev/kfd file %u failed: %s", id,
+		       strerror(-ret));
+		return ret;
+	}
+	c.paused = true;
+	pid = c.args.pid;
+
+	for (i = 0; pid && i < kp_dump.ndumped; i++) {
+		if (kp_dump.dumped[i].pid == pid) {
+			kp_unpause(&c);
+			return kp_dump_alias(id, &kp_dump.dumped[i]);
+		}
+	}
+
+	nd = c.args.num_devices;
+	nb = c.args.num_bos;
+	c.devices = calloc(nd ? nd : 1, sizeof(*c.devices));
+	c.bos = calloc(nb ? nb : 1, sizeof(*c.bos));
+	c.priv = malloc(c.args.priv_data_size ? c.args.priv_data_size : 1);
+	c.gpus = calloc(nd ? nd : 1, sizeof(*c.gpus));
+	c.checksums = calloc(nb ? nb : 1, sizeof(*c.checksums));
+	c.contents = calloc(nb ? nb : 1, sizeof(*c.contents));
+	if (!c.devices || !c.bos || !c.priv || !c.gpus || !c.checksums ||
+	    !c.contents) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	c.args.devices = (uintptr_t)c.devices;
+	c.args.bos = (uintptr_t)c.bos;
+	c.args.priv_data = (uintptr_t)c.priv;
+	ret = kp_criu_op(&c, KFD_CRIU_OP_CHECKPOINT);
+	if (ret) {
+		/* The kernel unpaused the target and installed no fd. */
+		c.paused = false;
+		kp_err("CHECKPOINT of pid %u failed: %s", pid, strerror(-ret));
+		goto out;
+	}
+
+	c.have_fds = true;
+	for (i = 0; i < nb; i++) {
+		c.contents[i] = c.bos[i].dmabuf_fd != KFD_INVALID_FD;
+		if (c.contents[i])
+			bytes += c.bos[i].size;
+	}
+	ret = kp_ckpt_check(&c);
+	if (!ret)
+		ret = kp_ckpt_contents(&c);
+	if (ret)
+		goto out;
+	kp_close_dmabufs(&c);
+	/* The contents are saved: the GPU may run again. */
+	kp_unpause(&c);
+	ret = kp_ckpt_write(&c, pid);
+	if (!ret)
+		ret = kp_remember(pid, id);
+	if (!ret)
+		kp_info("dumped /dev/kfd file %u of pid %u: %u GPUs, %u BOs (%" PRIu64 " bytes of contents), %u queues and events",
+			id, pid, nd, nb, bytes, c.args.num_objects);
+out:
+	kp_ckpt_free(&c);
+	return ret;
+}
+
+int kp_dump_file(int fd, int id)
+{
+	const struct kp_gpu *g;
+	struct stat st;
+
+	if (!kp_kfd_present() || fstat(fd, &st) || !S_ISCHR(st.st_mode))
+		return -ENOTSUP;
+	if (kp_is_kfd(&st))
+		return kp_dump_kfd(fd, (uint32_t)id);
+	g = kp_render_gpu(&st);
+	if (g)
+		return kp_dump_render((uint32_t)id, g);
+	return -ENOTSUP;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The plugin's image files: names, records, and the protobuf messages of
+ * kfd_image.proto. Every file is written and read front to back; each
+ * record carries its length in front (no seeking, so that a stream of
+ * images would do).
+ */
+#ifndef KFD_PLUGIN_IMAGES_H
+#define KFD_PLUGIN_IMAGES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kfd_image.pb-c.h"
+#include "topology.h"
+
+/* Format version this plugin writes, and the newest it reads. */
+#define KP_IMAGE_VERSION	1
+
+/* Bounds on what a reader accepts (a corrupt length must not OOM us). */
+#define KP_MAX_HEADER_RECORD	(16ULL << 20)
+#define KP_MAX_PROCESS_RECORD	(1ULL << 30)
+
+#define KP_NAME_LEN		64
+
+void kp_name_kfd(char *buf, uint32_t id);
+void kp_name_render(char *buf, uint32_t id);
+void kp_name_pages(char *buf, uint32_t id, uint32_t gpu_id);
+/* Parse "kfd-<id>.img" / "render-<id>.img"; false for other names. */
+bool kp_parse_name_kfd(const char *name, uint32_t *id);
+bool kp_parse_name_render(const char *name, uint32_t *id);
+bool kp_parse_name_pages(const char *name, uint32_t *id, uint32_t *gpu_id);
+
+/*
+ * The directory images live in: CRIU's (criu_get_image_dir()) inside
+ * CRIU, else the one set with kp_set_image_dir() (kfd-inspect, tests).
+ */
+void kp_set_image_dir(int dirfd);
+int kp_image_dir(void);
+
+/* Create (truncate) an image for writing; fd or -errno. */
+int kp_img_create(const char *name);
+/* Open an image for reading; fd or -errno (-ENOENT if absent). */
+int kp_img_open(const char *name);
+
+/* A record: the 8-byte length, then @len bytes. */
+int kp_record_write(int fd, const void *data, size_t len);
+int kp_record_write_len(int fd, uint64_t len);
+/* Pack @msg into one record. */
+int kp_record_write_msg(int fd, const ProtobufCMessage *msg);
+/*
+ * Read a record's length (at most @max). Returns 0, -ENODATA at a clean
+ * end of file, or another -errno with an error logged naming @name.
+ */
+int kp_record_read_len(int fd, const char *name, uint64_t max,
+		       uint64_t *len);
+/* Read one record into a new buffer (free() it). Errors as above. */
+int kp_record_read(int fd, const char *name, uint64_t max, uint8_t **buf,
+		   size_t *len);
+
+/*
+ * Read and check the header record: version, kind. NULL with an error
+ * logged on failure (free with kfd_header__free_unpacked(h, NULL)).
+ */
+KfdHeader *kp_read_header(int fd, const char *name);
+/* Read and check the process record against @h. NULL on failure. */
+KfdProcess *kp_read_process(int fd, const char *name, const KfdHeader *h);
+
+/* A KfdGpu message pointing into a struct kp_gpu (no allocation). */
+struct kp_gpu_msg {
+	KfdGpu msg;
+	KfdProp props[KP_MAX_PROPS];
+	KfdProp *pprops[KP_MAX_PROPS];
+};
+
+void kp_gpu_msg_init(struct kp_gpu_msg *m, const struct kp_gpu *g);
+/* The topology entry an image describes. 0 or -errno. */
+int kp_gpu_from_msg(const KfdGpu *msg, struct kp_gpu *g);
+
+/* The GPU of a header with gpu_id @gpu_id, or NULL. */
+const KfdGpu *kp_header_gpu(const KfdHeader *h, uint32_t gpu_id);
+
+/* "VRAM|WRITABLE|..." for KFD_IOC_ALLOC_MEM_FLAGS_* bits. */
+void kp_alloc_flags_str(uint32_t flags, char *buf, size_t len);
+
+#endif /* KFD_PLUGIN_IMAGES_H */

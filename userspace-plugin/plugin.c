@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfd_plugin: the CRIU plugin for processes using /dev/kfd.
+ *
+ * This file holds the descriptor CRIU looks up and the hook entry points.
+ * Every hook answers -ENOTSUP for what is not ours, so other device
+ * plugins keep working, and on a host without /dev/kfd every hook does so
+ * without a word. Checkpoint is in dump.c, restore in restore.c.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bo_copy.h"
+#include "criu_plugin.h"
+#include "kfd_dev.h"
+#include "plugin.h"
+#include "util.h"
+
+struct kp_config kp_config;
+
+/* The master's /dev/kfd, for RESUME (opened on first use). */
+static int kp_resume_kfd = -1;
+
+static int kp_init(int stage)
+{
+	/* Without /dev/kfd every hook declines: nothing to set up or say. */
+	if (!kp_kfd_present())
+		return 0;
+	kp_config.max_buffer = kp_copy_buffer_size();
+	kp_match_opts_from_env(&kp_config.match);
+	kp_debug("init, stage %d, buffer cap %llu bytes", stage,
+		 (unsigned long long)kp_config.max_buffer);
+	return 0;
+}
+
+static void kp_exit(int stage, int ret)
+{
+	(void)stage;
+	(void)ret;
+	if (kp_resume_kfd >= 0) {
+		close(kp_resume_kfd);
+		kp_resume_kfd = -1;
+	}
+	kp_dump_reset();
+	kp_restore_reset();
+	kp_dev_reset();
+}
+
+static int kp_hook_dump_ext_file(int fd, int id)
+{
+	return kp_dump_file(fd, id);
+}
+
+static int kp_hook_restore_ext_file(int id)
+{
+	return kp_restore_file(id);
+}
+
+static int kp_hook_handle_device_vma(int fd, const struct stat *st)
+{
+	(void)fd;
+	if (kp_is_kfd(st) || kp_render_gpu(st))
+		return 0;
+	return -ENOTSUP;
+}
+
+static int kp_hook_update_vma_map(const char *path, uint64_t addr,
+				  uint64_t old_pgoff, uint64_t *new_pgoff,
+				  int *plugin_fd)
+{
+	return kp_update_vma_map(path, addr, old_pgoff, new_pgoff, plugin_fd);
+}
+
+/*
+ * In CRIU's master, once the restored process's mappings are all back:
+ * let its queues run. A process the kernel knows nothing about (-ESRCH)
+ * is not ours.
+ */
+static int kp_hook_resume_devices_late(int pid)
+{
+	struct kfd_ioctl_criu_args args = {
+		.op = KFD_CRIU_OP_RESUME,
+		.pid = (uint32_t)pid,
+	};
+	int ret;
+
+	if (!kp_kfd_present())
+		return -ENOTSUP;
+	if (kp_resume_kfd < 0) {
+		kp_resume_kfd = kp_kfd_open();
+		if (kp_resume_kfd < 0)
+			return kp_resume_kfd;
+	}
+	ret = kp_ioctl(kp_resume_kfd, AMDKFD_IOC_CRIU_OP, &args);
+	if (ret == -ESRCH)
+		return -ENOTSUP;
+	if (ret) {
+		kp_err("RESUME of pid %d failed: %s", pid, strerror(-ret));
+		return ret;
+	}
+	kp_info("resumed the GPU queues of pid %d", pid);
+	return 0;
+}
+
+/* The hooks must have exactly the signatures CRIU calls them with. */
+static const criu_dump_ext_file_fn kp_sig1 __attribute__((unused)) =
+	kp_hook_dump_ext_file;
+static const criu_restore_ext_file_fn kp_sig2 __attribute__((unused)) =
+	kp_hook_restore_ext_file;
+static const criu_handle_device_vma_fn kp_sig3 __attribute__((unused)) =
+	kp_hook_handle_device_vma;
+static const criu_update_vma_map_fn kp_sig4 __attribute__((unused)) =
+	kp_hook_update_vma_map;
+static const criu_resume_devices_late_fn kp_sig5 __attribute__((unused)) =
+	kp_hook_resume_devices_late;
+
+/* The one symbol the plugin exports. */
+__attribute__((visibility("default")))
+struct plugin_desc CR_PLUGIN_DESC = {
+	.name = "kfd_plugin",
+	.init = kp_init,
+	.exit = kp_exit,
+	.version = CRIU_PLUGIN_VERSION(0, 2, 0),
+	.max_hooks = CRIU_HOOK_COUNT,
+	.hooks = {
+		[CRIU_HOOK_DUMP_EXT_FILE] = (void *)kp_hook_dump_ext_file,
+		[CRIU_HOOK_RESTORE_EXT_FILE] = (void *)kp_hook_restore_ext_file,
+		[CRIU_HOOK_HANDLE_DEVICE_VMA] = (void *)kp_hook_handle_device_vma,
+		[CRIU_HOOK_UPDATE_VMA_MAP] = (void *)kp_hook_update_vma_map,
+		[CRIU_HOOK_RESUME_DEVICES_LATE] =
+			(void *)kp_hook_resume_devices_late,
+	},
+};

@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the kfd plugin's parts that need no GPU: option
+ * parsing, the checksum, topology reading (from a fake sysfs tree) and GPU
+ * matching, image records, and the contents copy engine (with memfds
+ * standing in for dma-bufs).
+ *
+ *   make -C userspace-plugin check
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/kfd_ioctl.h>
+
+#include "bo_copy.h"
+#include "checksum.h"
+#include "images.h"
+#include "topology.h"
+#include "util.h"
+
+static int failures, checks;
+
+#define CHECK(cond)							\
+	do {								\
+		checks++;						\
+		if (!(cond)) {						\
+			failures++;					\
+			fprintf(stderr, "FAIL %s:%d: %s\n", __func__,	\
+				__LINE__, #cond);			\
+		}							\
+	} while (0)
+
+static char tmpdir[64];
+
+/* ---- helpers ---- */
+
+static void put_file(const char *fmt, const char *content, ...)
+	__attribute__((format(printf, 1, 3)));
+
+static void put_file(const char *fmt, const char *content, ...)
+{
+	char path[512], dir[512], *slash;
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, content);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	/* mkdir -p of the parent */
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fputs(content, f);
+	fclose(f);
+}
+
+struct fake_gpu {
+	uint32_t gpu_id;
+	uint32_t minor;
+	uint32_t simd_count;
+	uint64_t vram;
+	uint32_t fw;
+};
+
+/* A kfdsim-like topology: node 0 a CPU, then one node per GPU. */
+static void make_topology(const char *root, const struct fake_gpu *g, int n)
+{
+	char props[2048], cmd[600], id[32];
+	int i;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	if (system(cmd))
+		exit(2);
+	put_file("%s/nodes/0/gpu_id", "0\n", root);
+	put_file("%s/nodes/0/properties",
+		 "cpu_cores_count 2\nsimd_count 0\nmem_banks_count 1\n", root);
+	for (i = 0; i < n; i++) {
+		snprintf(props, sizeof(props),
+			 "cpu_cores_count 0\nsimd_count %u\nmem_banks_count 1\n"
+			 "caches_count 101\nio_links_count 1\n"
+			 "max_waves_per_simd 10\nlds_size_in_kb 64\n"
+			 "gds_size_in_kb 0\nnum_gws 0\nwave_front_size 64\n"
+			 "array_count 4\nsimd_arrays_per_engine 1\n"
+			 "cu_per_simd_array 15\nsimd_per_cu 4\n"
+			 "max_slots_scratch_cu 32\ngfx_target_version 90006\n"
+			 "vendor_id 4098\ndevice_id 26273\nlocation_id %u\n"
+			 "drm_render_minor %u\nnum_sdma_engines 2\n"
+			 "num_sdma_xgmi_engines 0\nnum_sdma_queues_per_engine 8\n"
+			 "num_cp_queues 24\nlocal_mem_size %" PRIu64 "\n"
+			 "fw_version %u\ncapability 8832\nsdma_fw_version 145\n"
+			 "unique_id %u\n",
+			 g[i].simd_count, (0x10 + i) << 8, g[i].minor,
+			 g[i].vram, g[i].fw, 1000 + i);
+		snprintf(id, sizeof(id), "%u\n", g[i].gpu_id);
+		put_file("%s/nodes/%d/gpu_id", id, root, i + 1);
+		put_file("%s/nodes/%d/properties", props, root, i + 1);
+		put_file("%s/nodes/%d/name", "gfx906\n", root, i + 1);
+		snprintf(props, sizeof(props),
+			 "heap_type 1\nsize_in_bytes %" PRIu64 "\nflags 0\n",
+			 g[i].vram);
+		put_file("%s/nodes/%d/mem_banks/0/properties", props, root,
+			 i + 1);
+		put_file("%s/nodes/%d/io_links/0/properties",
+			 "type 2\nnode_from 1\nnode_to 0\nweight 20\n", root,
+			 i + 1);
+	}
+}
+
+static int read_topology(const char *root, struct kp_topology *t)
+{
+	setenv(KP_TOPOLOGY_ENV, root, 1);
+	return kp_topology_read(t);
+}
+
+/* ---- tests ---- */
+
+static void test_parse(void)
+{
+	uint64_t v;
+	bool b;
+
+	CHECK(!kp_parse_size("4096", &v) && v == 4096);
+	CHECK(!kp_parse_size("64k", &v) && v == 64 << 10);
+	CHECK(!kp_parse_size("64M", &v) && v == 64 << 20);
+	CHECK(!kp_parse_size("2G", &v) && v == 2ULL << 30);
+	CHECK(!kp_parse_size("3g", &v) && v == 3ULL << 30);
+	CHECK(kp_parse_size("0", &v) == -EINVAL);
+	CHECK(kp_parse_size("", &v) == -EINVAL);
+	CHECK(kp_parse_size("12X", &v) == -EINVAL);
+	CHECK(kp_parse_size("12MB", &v) == -EINVAL);
+	CHECK(kp_parse_size("-5", &v) == -EINVAL);
+	CHECK(kp_parse_size("99999999999999999999", &v) == -EINVAL);
+	CHECK(kp_parse_size("17179869184G", &v) == -EINVAL);
+	CHECK(!kp_parse_bool("yes", &b) && b);
+	CHECK(!kp_parse_bool("0", &b) && !b);
+	CHECK(!kp_parse_bool("NO", &b) && !b);
+	CHECK(kp_parse_bool("maybe", &b) == -EINVAL);
+
+	setenv("KP_TEST_BOOL", "no", 1);
+	CHECK(!kp_env_bool("KP_TEST_BOOL", true));
+	setenv("KP_TEST_BOOL", "junk", 1);
+	CHECK(kp_env_bool("KP_TEST_BOOL", true));
+	unsetenv("KP_TEST_BOOL");
+	CHECK(!kp_env_bool("KP_TEST_BOOL", false));
+
+	setenv("KFD_MAX_BUFFER_SIZE", "1M", 1);
+	CHECK(kp_copy_buffer_size() == 1 << 20);
+	setenv("KFD_MAX_BUFFER_SIZE", "lots", 1);
+	CHECK(kp_copy_buffer_size() == KP_DEFAULT_BUFFER_SIZE);
+	unsetenv("KFD_MAX_BUFFER_SIZE");
+	CHECK(kp_copy_buffer_size() == KP_DEFAULT_BUFFER_SIZE);
+}
+
+static void test_checksum(void)
+{
+	uint8_t buf[1000];
+	struct kp_sum s;
+	uint64_t whole;
+	size_t i, cut;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 37 + 11);
+	whole = kp_sum_buf(buf, sizeof(buf));
+	/* Any split gives the same sum. */
+	for (cut = 0; cut <= sizeof(buf); cut += 13) {
+		kp_sum_init(&s);
+		kp_sum_update(&s, buf, cut);
+		kp_sum_update(&s, buf + cut, sizeof(buf) - cut);
+		CHECK(kp_sum_final(&s) == whole);
+	}
+	kp_sum_init(&s);
+	for (i = 0; i < sizeof(buf); i++)
+		kp_sum_update(&s, buf + i, 1);
+	CHECK(kp_sum_final(&s) == whole);
+	/* Every single-bit change is seen, so is the length. */
+	for (i = 0; i < sizeof(buf) * 8; i += 7) {
+		buf[i / 8] ^= 1 << (i % 8);
+		CHECK(kp_sum_buf(buf, sizeof(buf)) != whole);
+		buf[i / 8] ^= 1 << (i % 8);
+	}
+	CHECK(kp_sum_buf(buf, sizeof(buf) - 1) != whole);
+	memset(buf, 0, sizeof(buf));
+	CHECK(kp_sum_buf(buf, 8) != kp_sum_buf(buf, 16));
+	CHECK(kp_sum_buf(buf, 0) != kp_sum_buf(buf, 1));
+}
+
+static const struct fake_gpu two[] = {
+	{ .gpu_id = 1111, .minor = 128, .simd_count = 240, .vram = 512ULL << 20,
+	  .fw = 469 },
+	{ .gpu_id = 2222, .minor = 129, .simd_count = 240, .vram = 512ULL << 20,
+	  .fw = 469 },
+};
+
+static void test_topology_read(void)
+{
+	struct kp_topology *t = calloc(1, sizeof(*t));
+	char root[128];
+	uint64_t v;
+
+	snprintf(root, sizeof(root), "%s/topo", tmpdir);
+	make_topology(root, two, 2);
+	CHECK(!read_topology(root, t));
+	CHECK(t->ngpus == 2);
+	CHECK(t->gpus[0].gpu_id == 1111 && t->gpus[0].node == 1);
+	CHECK(t->gpus[1].gpu_id == 2222 && t->gpus[1].render_minor == 129);
+	CHECK(t->gpus[0].vram_size == 512ULL << 20);
+	CHECK(t->gpus[0].cpu_node == 0);
+	CHECK(!strcmp(t->gpus[0].name, "gfx906"));
+	CHECK(kp_gpu_prop(&t->gpus[0], "gfx_target_version", &v) &&
+	      v == 90006);
+	CHECK(!kp_gpu_prop(&t->gpus[0], "no_such_key", &v));
+	CHECK(kp_topology_by_minor(t, 129) == &t->gpus[1]);
+	CHECK(kp_topology_by_id(t, 3333) == NULL);
+
+	snprintf(root, sizeof(root), "%s/none", tmpdir);
+	CHECK(read_topology(root, t) == -ENOENT);
+	unsetenv(KP_TOPOLOGY_ENV);
+	free(t);
+}
+
+/* Match the GPUs of @ckpt_gpus against @local_gpus. */
+static int match(const struct fake_gpu *c, int nc, const struct fake_gpu *l,
+		 int nl, const struct kp_match_opts *o, int *map)
+{
+	struct kp_topology *ct = calloc(1, sizeof(*ct));
+	struct kp_topology *lt = calloc(1, sizeof(*lt));
+	char root[128];
+	int ret;
+
+	snprintf(root, sizeof(root), "%s/ckpt", tmpdir);
+	make_topology(root, c, nc);
+	if (read_topology(root, ct))
+		exit(2);
+	snprintf(root, sizeof(root), "%s/local", tmpdir);
+	make_topology(root, l, nl);
+	if (read_topology(root, lt))
+		exit(2);
+	unsetenv(KP_TOPOLOGY_ENV);
+	ret = kp_match_gpus(ct->gpus, ct->ngpus, lt, o, map);
+	free(ct);
+	free(lt);
+	return ret;
+}
+
+static void test_match(void)
+{
+	struct kp_match_opts o;
+	struct fake_gpu l[3], c[2];
+	int map[4];
+
+	kp_match_opts_default(&o);
+
+	/* Same host: identity. */
+	CHECK(!match(two, 2, two, 2, &o, map));
+	CHECK(map[0] == 0 && map[1] == 1);
+
+	/* Another seed: other gpu_ids and minors, node order kept. */
+	memcpy(l, two, sizeof(two));
+	l[0].gpu_id = 7;
+	l[0].minor = 130;
+	l[1].gpu_id = 9;
+	l[1].minor = 131;
+	CHECK(!match(two, 2, l, 2, &o, map));
+	CHECK(map[0] == 0 && map[1] == 1);
+
+	/* The same gpu_ids in another order: follow the ids. */
+	l[0] = two[1];
+	l[1] = two[0];
+	CHECK(!match(two, 2, l, 2, &o, map));
+	CHECK(map[0] == 1 && map[1] == 0);
+
+	/* Too few GPUs. */
+	CHECK(match(two, 2, two, 1, &o, map) == -ENODEV);
+	CHECK(strstr(kp_log_last(), "too few GPUs"));
+
+	/* A different ASIC does not match. */
+	memcpy(l, two, sizeof(two));
+	l[0].simd_count = l[1].simd_count = 120;
+	CHECK(match(two, 1, l, 2, &o, map) == -ENODEV);
+	CHECK(strstr(kp_log_last(), "no matching GPU"));
+	CHECK(strstr(kp_log_last(), "simd_count 120, checkpoint 240"));
+
+	/* Less VRAM: refused unless KFD_VRAM_SIZE_CHECK is off; more is fine. */
+	memcpy(l, two, sizeof(two));
+	l[0].vram = l[1].vram = 256ULL << 20;
+	CHECK(match(two, 1, l, 2, &o, map) == -ENODEV);
+	o.vram_size = false;
+	CHECK(!match(two, 1, l, 2, &o, map));
+	o.vram_size = true;
+	l[0].vram = l[1].vram = 1ULL << 30;
+	CHECK(!match(two, 2, l, 2, &o, map));
+
+	/* Older firmware: refused unless KFD_FW_VER_CHECK is off. */
+	memcpy(l, two, sizeof(two));
+	l[0].fw = l[1].fw = 400;
+	CHECK(match(two, 1, l, 2, &o, map) == -ENODEV);
+	setenv("KFD_FW_VER_CHECK", "no", 1);
+	kp_match_opts_from_env(&o);
+	unsetenv("KFD_FW_VER_CHECK");
+	CHECK(!o.fw_version && o.vram_size && o.numa);
+	CHECK(!match(two, 1, l, 2, &o, map));
+	kp_match_opts_default(&o);
+	l[0].fw = l[1].fw = 500;
+	CHECK(!match(two, 1, l, 2, &o, map));
+
+	/* Each checkpointed GPU needs a distinct local one. */
+	memcpy(l, two, sizeof(two));
+	l[1].simd_count = 120;
+	CHECK(match(two, 2, l, 2, &o, map) == -ENODEV);
+	CHECK(strstr(kp_log_last(), "taken by another"));
+
+	/* Needs reassignment: c0 fits l0 and l1, c1 only l0. */
+	c[0] = two[0];
+	c[1] = two[1];
+	c[0].vram = 256ULL << 20;	/* c0: fits both */
+	c[1].vram = 1ULL << 30;		/* c1: only the big one */
+	l[0] = two[0];
+	l[0].gpu_id = 50;
+	l[0].vram = 1ULL << 30;
+	l[1] = two[1];
+	l[1].gpu_id = 60;
+	l[1].vram = 512ULL << 20;
+	CHECK(!match(c, 2, l, 2, &o, map));
+	CHECK(map[0] == 1 && map[1] == 0);
+
+	/* Nothing to match. */
+	CHECK(!match(two, 0, l, 0, &o, map));
+}
+
+static void test_names(void)
+{
+	char name[KP_NAME_LEN];
+	uint32_t a, b;
+
+	kp_name_kfd(name, 12);
+	CHECK(!strcmp(name, "kfd-12.img"));
+	CHECK(kp_parse_name_kfd(name, &a) && a == 12);
+	kp_name_pages(name, 12, 4660);
+	CHECK(!strcmp(name, "kfd-pages-12-4660.img"));
+	CHECK(!kp_parse_name_kfd(name, &a));
+	CHECK(kp_parse_name_pages(name, &a, &b) && a == 12 && b == 4660);
+	kp_name_render(name, 3);
+	CHECK(kp_parse_name_render(name, &a) && a == 3);
+	CHECK(!kp_parse_name_kfd("kfd-.img", &a));
+	CHECK(!kp_parse_name_kfd("kfd-1.imgx", &a));
+	CHECK(!kp_parse_name_render("render-1-2.img", &a));
+}
+
+/* Write a kfd image with one GPU, one device, two BOs. */
+static void write_kfd_image(int dirfd, const char *name, uint32_t version)
+{
+	struct kp_topology *t = calloc(1, sizeof(*t));
+	struct kp_gpu_msg gm;
+	KfdGpu *gpus[1];
+	KfdDevice dev, *devs[1] = { &dev };
+	KfdBo bo[2], *bos[2] = { &bo[0], &bo[1] };
+	KfdHeader h;
+	KfdProcess p;
+	uint8_t priv[24] = { 1, 2, 3 };
+	char root[128];
+	int fd;
+
+	snprintf(root, sizeof(root), "%s/topo", tmpdir);
+	make_topology(root, two, 1);
+	if (read_topology(root, t))
+		exit(2);
+	unsetenv(KP_TOPOLOGY_ENV);
+	kp_gpu_msg_init(&gm, &t->gpus[0]);
+	gpus[0] = &gm.msg;
+
+	kfd_header__init(&h);
+	h.version = version;
+	h.kind = KFD_IMAGE_KIND__KFD_IMAGE_PROCESS;
+	h.n_gpus = 1;
+	h.gpus = gpus;
+	kfd_process__init(&p);
+	kfd_device__init(&dev);
+	dev.user_gpu_id = 1111;
+	dev.gpu_id = 1111;
+	kfd_bo__init(&bo[0]);
+	bo[0].addr = 0x200000000000ULL;
+	bo[0].size = 8192;
+	bo[0].gpu_id = 1111;
+	bo[0].alloc_flags = KFD_IOC_ALLOC_MEM_FLAGS_VRAM;
+	bo[0].has_contents = true;
+	bo[0].has_checksum = true;
+	bo[0].checksum = 42;
+	kfd_bo__init(&bo[1]);
+	bo[1].addr = 0x300000000000ULL;
+	bo[1].size = 4096;
+	bo[1].gpu_id = 1111;
+	bo[1].alloc_flags = KFD_IOC_ALLOC_MEM_FLAGS_USERPTR;
+	p.num_devices = 1;
+	p.n_devices = 1;
+	p.devices = devs;
+	p.num_bos = 2;
+	p.n_bos = 2;
+	p.bos = bos;
+	p.num_objects = 3;
+	p.priv_data.len = sizeof(priv);
+	p.priv_data.data = priv;
+
+	kp_set_image_dir(dirfd);
+	fd = kp_img_create(name);
+	CHECK(fd >= 0);
+	CHECK(!kp_record_write_msg(fd, &h.base));
+	CHECK(!kp_record_write_msg(fd, &p.base));
+	close(fd);
+	free(t);
+}
+
+static void test_images(void)
+{
+	char dir[128];
+	KfdHeader *h;
+	KfdProcess *p;
+	struct stat st;
+	int dirfd, fd;
+
+	snprintf(dir, sizeof(dir), "%s/img", tmpdir);
+	mkdir(dir, 0755);
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(dirfd >= 0);
+	kp_set_image_dir(dirfd);
+
+	write_kfd_image(dirfd, "kfd-1.img", KP_IMAGE_VERSION);
+	fd = kp_img_open("kfd-1.img");
+	CHECK(fd >= 0);
+	h = kp_read_header(fd, "kfd-1.img");
+	CHECK(h && h->n_gpus == 1 && h->gpus[0]->gpu_id == 1111);
+	p = h ? kp_read_process(fd, "kfd-1.img", h) : NULL;
+	CHECK(p && p->n_bos == 2 && p->bos[0]->checksum == 42);
+	CHECK(p && p->priv_data.len == 24 && p->priv_data.data[2] == 3);
+	CHECK(p && !p->bos[1]->has_contents);
+	if (p)
+		kfd_process__free_unpacked(p, NULL);
+	if (h)
+		kfd_header__free_unpacked(h, NULL);
+	close(fd);
+
+	/* Cut short: the process record is truncated. */
+	CHECK(!fstatat(dirfd, "kfd-1.img", &st, 0));
+	fd = openat(dirfd, "kfd-1.img", O_RDWR | O_CLOEXEC);
+	CHECK(!ftruncate(fd, st.st_size - 5));
+	close(fd);
+	fd = kp_img_open("kfd-1.img");
+	h = kp_read_header(fd, "kfd-1.img");
+	CHECK(h);
+	p = h ? kp_read_process(fd, "kfd-1.img", h) : NULL;
+	CHECK(!p);
+	CHECK(strstr(kp_log_last(), "kfd-1.img is truncated"));
+	if (h)
+		kfd_header__free_unpacked(h, NULL);
+	close(fd);
+
+	/* A newer format is refused, naming the versions. */
+	write_kfd_image(dirfd, "kfd-2.img", KP_IMAGE_VERSION + 1);
+	fd = kp_img_open("kfd-2.img");
+	CHECK(!kp_read_header(fd, "kfd-2.img"));
+	CHECK(strstr(kp_log_last(), "format version"));
+	close(fd);
+
+	/* Empty file. */
+	fd = kp_img_create("kfd-3.img");
+	close(fd);
+	fd = kp_img_open("kfd-3.img");
+	CHECK(!kp_read_header(fd, "kfd-3.img"));
+	CHECK(strstr(kp_log_last(), "truncated"));
+	close(fd);
+	CHECK(kp_img_open("kfd-99.img") == -ENOENT);
+
+	kp_set_image_dir(AT_FDCWD);
+	close(dirfd);
+}
+
+/* A memfd of @size bytes filled from @seed, standing in for a dma-buf. */
+static int fake_bo(size_t size, unsigned int seed)
+{
+	int fd = memfd_create("bo", MFD_CLOEXEC);
+	uint8_t *p;
+	size_t i;
+
+	if (fd < 0 || ftruncate(fd, size))
+		exit(2);
+	p = mmap(NULL, size, PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		exit(2);
+	for (i = 0; i < size; i++)
+		p[i] = (uint8_t)(seed + i * 7 + (i >> 12));
+	munmap(p, size);
+	return fd;
+}
+
+static bool same_contents(int a, int b, size_t size)
+{
+	void *pa = mmap(NULL, size, PROT_READ, MAP_SHARED, a, 0);
+	void *pb = mmap(NULL, size, PROT_READ, MAP_SHARED, b, 0);
+	bool same = pa != MAP_FAILED && pb != MAP_FAILED &&
+		    !memcmp(pa, pb, size);
+
+	munmap(pa, size);
+	munmap(pb, size);
+	return same;
+}
+
+static void test_copy(void)
+{
+	size_t page = kp_page_size();
+	size_t sizes[3] = { 5 * page, page, 3 * page };
+	struct kp_copy_bo src[3], dst[3];
+	struct kp_copy_job jobs[2];
+	char dir[128];
+	int dirfd, fd, i;
+	uint8_t byte;
+
+	snprintf(dir, sizeof(dir), "%s/copy", tmpdir);
+	mkdir(dir, 0755);
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	kp_set_image_dir(dirfd);
+
+	for (i = 0; i < 3; i++) {
+		src[i] = (struct kp_copy_bo){ .addr = 0x1000000 * (i + 1),
+					      .size = sizes[i],
+					      .dmabuf_fd = fake_bo(sizes[i], i) };
+		dst[i] = src[i];
+		dst[i].dmabuf_fd = fake_bo(sizes[i], 100 + i);
+	}
+	/* Two GPUs: BOs 0 and 1 on the first, 2 on the second. */
+	memset(jobs, 0, sizeof(jobs));
+	jobs[0] = (struct kp_copy_job){ .dir = KP_COPY_SAVE, .gpu_id = 1,
+					.nbos = 2, .bos = &src[0],
+					.no_sync = true };
+	jobs[1] = (struct kp_copy_job){ .dir = KP_COPY_SAVE, .gpu_id = 2,
+					.nbos = 1, .bos = &src[2],
+					.no_sync = true };
+	kp_name_pages(jobs[0].image, 7, 1);
+	kp_name_pages(jobs[1].image, 7, 2);
+	/* Two pages for both jobs: one page windows, BOs in pieces. */
+	CHECK(!kp_copy_run(jobs, 2, 2 * page));
+	CHECK(jobs[0].window == page);
+	CHECK(src[0].checksum && src[0].checksum != src[1].checksum);
+
+	for (i = 0; i < 3; i++)
+		dst[i].checksum = src[i].checksum;
+	jobs[0].dir = jobs[1].dir = KP_COPY_LOAD;
+	jobs[0].bos = &dst[0];
+	jobs[1].bos = &dst[2];
+	CHECK(!kp_copy_run(jobs, 2, 64 << 20));
+	for (i = 0; i < 3; i++)
+		CHECK(same_contents(src[i].dmabuf_fd, dst[i].dmabuf_fd,
+				    sizes[i]));
+
+	/* One flipped byte in BO 1's part: named in the error. */
+	fd = openat(dirfd, jobs[0].image, O_RDWR | O_CLOEXEC);
+	CHECK(pread(fd, &byte, 1, 8 + sizes[0] + 100) == 1);
+	byte ^= 0x40;
+	CHECK(pwrite(fd, &byte, 1, 8 + sizes[0] + 100) == 1);
+	close(fd);
+	CHECK(kp_copy_run(jobs, 1, 64 << 20) == -EIO);
+	CHECK(strstr(kp_log_last(), "BO 0x2000000"));
+	CHECK(strstr(kp_log_last(), "checksum mismatch"));
+
+	/* Truncated pages image. */
+	fd = openat(dirfd, jobs[1].image, O_RDWR | O_CLOEXEC);
+	CHECK(!ftruncate(fd, 8 + sizes[2] - page));
+	close(fd);
+	CHECK(kp_copy_run(&jobs[1], 1, 64 << 20) == -EIO);
+	CHECK(strstr(kp_log_last(), "is truncated"));
+
+	/* Missing pages image. */
+	CHECK(!unlinkat(dirfd, jobs[1].image, 0));
+	CHECK(kp_copy_run(&jobs[1], 1, 64 << 20) == -ENOENT);
+	CHECK(strstr(kp_log_last(), "is missing"));
+
+	/* Data after the last BO. */
+	jobs[1].dir = KP_COPY_SAVE;
+	jobs[1].bos = &src[2];
+	CHECK(!kp_copy_run(&jobs[1], 1, 64 << 20));
+	fd = openat(dirfd, jobs[1].image, O_WRONLY | O_APPEND | O_CLOEXEC);
+	CHECK(write(fd, "x", 1) == 1);
+	close(fd);
+	jobs[1].dir = KP_COPY_LOAD;
+	jobs[1].bos = &dst[2];
+	CHECK(kp_copy_run(&jobs[1], 1, 64 << 20) == -EIO);
+
+	for (i = 0; i < 3; i++) {
+		close(src[i].dmabuf_fd);
+		close(dst[i].dmabuf_fd);
+	}
+	kp_set_image_dir(AT_FDCWD);
+	close(dirfd);
+}
+
+int main(void)
+{
+	char cmd[128];
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/kfd-plugin-tests.XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	/* The failures the tests provoke are expected: keep them quiet. */
+	kp_log_set_stderr_level(CRIU_LOG_MSG);
+
+	test_parse();
+	test_checksum();
+	test_topology_read();
+	test_match();
+	test_names();
+	test_images();
+	test_copy();
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+	printf("kfd plugin unit tests: %d checks, %d failed\n", checks,
+	       failures);
+	return failures ? 1 : 0;
+}
