@@ -143,7 +143,14 @@ $(DEMO): scripts/demo-memory.c include/uapi/linux/kfd_ioctl.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -I include/uapi -o $@ $<
 
-demo: install $(DEMO) selftests
+# The compute demo uses the selftests' small GPU runtime (selftests/lib).
+$(DEMO)-compute: scripts/demo-compute.c $(wildcard selftests/lib/*.[ch]) \
+		include/uapi/linux/kfdsim.h linux-source
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -I include/uapi -I $(BUILD)/ksft -I selftests/lib \
+		-o $@ scripts/demo-compute.c $(wildcard selftests/lib/*.c) -lpthread
+
+demo: install $(DEMO) $(DEMO)-compute selftests
 	@scripts/vm-run -- scripts/demo
 	@scripts/vm-run -- scripts/demo-criu
 
