@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 
 #include "bo_copy.h"
 #include "checksum.h"
+#include "sdma_copy.h"
 #include "util.h"
 
 uint64_t kp_copy_buffer_size(void)
@@ -28,6 +30,74 @@ uint64_t kp_copy_buffer_size(void)
 		return KP_DEFAULT_BUFFER_SIZE;
 	}
 	return v;
+}
+
+static const char *const kp_mode_names[] = {
+	[KP_COPY_CPU] = "cpu",
+	[KP_COPY_AUTO] = "auto",
+	[KP_COPY_SDMA] = "sdma",
+};
+
+int kp_copy_mode_parse(const char *s, enum kp_copy_mode *mode)
+{
+	unsigned int i;
+
+	for (i = 0; i < KP_ARRAY_SIZE(kp_mode_names); i++) {
+		if (!strcasecmp(s, kp_mode_names[i])) {
+			*mode = (enum kp_copy_mode)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+enum kp_copy_mode kp_copy_mode_from_env(void)
+{
+	const char *s = getenv("KFD_BO_COPY");
+	enum kp_copy_mode mode;
+
+	if (!s)
+		return KP_COPY_AUTO;
+	if (kp_copy_mode_parse(s, &mode)) {
+		kp_warn("KFD_BO_COPY=\"%s\" is not cpu, sdma or auto; using auto",
+			s);
+		return KP_COPY_AUTO;
+	}
+	return mode;
+}
+
+const char *kp_copy_mode_name(enum kp_copy_mode mode)
+{
+	return mode < KP_ARRAY_SIZE(kp_mode_names) ? kp_mode_names[mode] : "?";
+}
+
+int kp_copy_image_io(const struct kp_copy_job *j, int img,
+		     const struct kp_copy_bo *bo, uint64_t off, void *buf,
+		     size_t len, struct kp_sum *sum)
+{
+	ssize_t n;
+	int ret;
+
+	if (j->dir == KP_COPY_SAVE) {
+		kp_sum_update(sum, buf, len);
+		ret = kp_write_all(img, buf, len);
+		if (ret)
+			kp_err("cannot write image %s: %s", j->image,
+			       strerror(-ret));
+		return ret;
+	}
+	n = kp_read_all(img, buf, len);
+	if (n >= 0 && (size_t)n == len) {
+		kp_sum_update(sum, buf, len);
+		return 0;
+	}
+	if (n >= 0) {
+		kp_err("image %s is truncated: BO 0x%" PRIx64 " lacks %" PRIu64 " of its %" PRIu64 " bytes",
+		       j->image, bo->addr, bo->size - off - n, bo->size);
+		return -EIO;
+	}
+	kp_err("cannot read image %s: %s", j->image, strerror((int)-n));
+	return (int)n;
 }
 
 /* Tell the exporter the CPU is about to access, or is done with, the BO. */
@@ -48,13 +118,12 @@ static int kp_dmabuf_sync(const struct kp_copy_job *j, int fd, bool start)
 	return 0;
 }
 
-/* Move one window of a BO; @sum covers the data. */
-static int kp_copy_window(struct kp_copy_job *j, int img,
-			  const struct kp_copy_bo *bo, uint64_t off,
-			  size_t len, struct kp_sum *sum)
+/* The CPU engine: one window through a mapping of the BO's dma-buf. */
+static int kp_cpu_window(void *ctx, int img, const struct kp_copy_bo *bo,
+			 uint64_t off, size_t len, struct kp_sum *sum)
 {
+	struct kp_copy_job *j = ctx;
 	int prot = j->dir == KP_COPY_SAVE ? PROT_READ : PROT_READ | PROT_WRITE;
-	ssize_t n;
 	void *p;
 	int ret;
 
@@ -71,28 +140,7 @@ static int kp_copy_window(struct kp_copy_job *j, int img,
 		       bo->addr, j->gpu_id, strerror(-ret));
 		goto out_unmap;
 	}
-	if (j->dir == KP_COPY_SAVE) {
-		kp_sum_update(sum, p, len);
-		ret = kp_write_all(img, p, len);
-		if (ret)
-			kp_err("cannot write image %s: %s", j->image,
-			       strerror(-ret));
-	} else {
-		n = kp_read_all(img, p, len);
-		if (n >= 0 && (size_t)n == len) {
-			kp_sum_update(sum, p, len);
-			ret = 0;
-		} else if (n >= 0) {
-			kp_err("image %s is truncated: BO 0x%" PRIx64 " lacks %" PRIu64 " of its %" PRIu64 " bytes",
-			       j->image, bo->addr, bo->size - off - n,
-			       bo->size);
-			ret = -EIO;
-		} else {
-			kp_err("cannot read image %s: %s", j->image,
-			       strerror((int)-n));
-			ret = (int)n;
-		}
-	}
+	ret = kp_copy_image_io(j, img, bo, off, p, len, sum);
 	if (kp_dmabuf_sync(j, bo->dmabuf_fd, false) && !ret) {
 		kp_err("BO 0x%" PRIx64 " (GPU %u): DMA_BUF_IOCTL_SYNC end failed",
 		       bo->addr, j->gpu_id);
@@ -103,20 +151,32 @@ out_unmap:
 	return ret;
 }
 
-static int kp_copy_bo(struct kp_copy_job *j, int img, struct kp_copy_bo *bo)
+static const struct kp_copy_ops kp_cpu_ops = {
+	.window = kp_cpu_window,
+};
+
+static int kp_copy_bo(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
+		      const struct kp_copy_ops *ops, void *ctx)
 {
 	struct kp_sum sum;
 	uint64_t off, sz;
 	size_t len;
-	int ret;
+	int ret = 0;
 
 	kp_sum_init(&sum);
-	for (off = 0; off < bo->size; off += len) {
-		len = (size_t)KP_MIN(j->window, bo->size - off);
-		ret = kp_copy_window(j, img, bo, off, len, &sum);
+	if (ops->begin) {
+		ret = ops->begin(ctx, bo);
 		if (ret)
 			return ret;
 	}
+	for (off = 0; !ret && off < bo->size; off += len) {
+		len = (size_t)KP_MIN(j->window, bo->size - off);
+		ret = ops->window(ctx, img, bo, off, len, &sum);
+	}
+	if (ops->end)
+		ops->end(ctx, bo);
+	if (ret)
+		return ret;
 	sz = kp_sum_final(&sum);
 	if (j->dir == KP_COPY_SAVE) {
 		bo->checksum = sz;
@@ -141,7 +201,8 @@ static uint64_t kp_job_bytes(const struct kp_copy_job *j)
 	return total;
 }
 
-static int kp_job_save(struct kp_copy_job *j)
+static int kp_job_save(struct kp_copy_job *j, const struct kp_copy_ops *ops,
+		       void *ctx)
 {
 	unsigned int i;
 	int img, ret;
@@ -153,7 +214,7 @@ static int kp_job_save(struct kp_copy_job *j)
 	if (ret)
 		kp_err("cannot write image %s: %s", j->image, strerror(-ret));
 	for (i = 0; !ret && i < j->nbos; i++)
-		ret = kp_copy_bo(j, img, &j->bos[i]);
+		ret = kp_copy_bo(j, img, &j->bos[i], ops, ctx);
 	if (close(img) && !ret) {
 		ret = -errno;
 		kp_err("cannot write image %s: %s", j->image, strerror(-ret));
@@ -161,7 +222,8 @@ static int kp_job_save(struct kp_copy_job *j)
 	return ret;
 }
 
-static int kp_job_load(struct kp_copy_job *j)
+static int kp_job_load(struct kp_copy_job *j, const struct kp_copy_ops *ops,
+		       void *ctx)
 {
 	uint64_t have, want = kp_job_bytes(j);
 	unsigned int i;
@@ -185,7 +247,7 @@ static int kp_job_load(struct kp_copy_job *j)
 		ret = -EIO;
 	}
 	for (i = 0; !ret && i < j->nbos; i++)
-		ret = kp_copy_bo(j, img, &j->bos[i]);
+		ret = kp_copy_bo(j, img, &j->bos[i], ops, ctx);
 	if (!ret) {
 		n = kp_read_all(img, &extra, 1);
 		if (n != 0) {
@@ -198,11 +260,37 @@ static int kp_job_load(struct kp_copy_job *j)
 	return ret;
 }
 
+int kp_copy_walk(struct kp_copy_job *j, const struct kp_copy_ops *ops,
+		 void *ctx)
+{
+	return j->dir == KP_COPY_SAVE ? kp_job_save(j, ops, ctx) :
+					kp_job_load(j, ops, ctx);
+}
+
 static void *kp_job_main(void *arg)
 {
 	struct kp_copy_job *j = arg;
+	const char *what = j->dir == KP_COPY_SAVE ? "saving" : "restoring";
+	char why[256];
+	bool engine;
 
-	j->ret = j->dir == KP_COPY_SAVE ? kp_job_save(j) : kp_job_load(j);
+	if (j->mode != KP_COPY_CPU && j->nbos) {
+		why[0] = 0;
+		j->ret = kp_sdma_run_job(j, &engine, why, sizeof(why));
+		if (!j->ret || !engine)
+			return NULL;
+		if (j->mode == KP_COPY_SDMA) {
+			kp_err("GPU %u: SDMA copy on renderD%u failed (KFD_BO_COPY=sdma): %s",
+			       j->gpu_id, j->render_minor, why);
+			return NULL;
+		}
+		kp_warn("GPU %u: SDMA copy on renderD%u failed: %s; falling back to the CPU",
+			j->gpu_id, j->render_minor, why);
+	}
+	if (j->nbos)
+		kp_info("GPU %u: %s BO contents via cpu (dma-buf mmap), %u BOs",
+			j->gpu_id, what, j->nbos);
+	j->ret = kp_copy_walk(j, &kp_cpu_ops, j);
 	return NULL;
 }
 

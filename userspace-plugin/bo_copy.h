@@ -3,11 +3,15 @@
  * Moving BO contents between dma-buf fds and pages images.
  *
  * One job per GPU, each in its own thread. A job walks its BOs in order
- * and moves each through a CPU mapping of its dma-buf, one window at a
- * time, so that no more than KFD_MAX_BUFFER_SIZE bytes (all jobs
- * together) are mapped at once, however large a BO is. The data goes
- * straight between the mapping and the image file; there is no other
- * buffer.
+ * and moves each one window at a time, so that no more than
+ * KFD_MAX_BUFFER_SIZE bytes (all jobs together) are in flight at once,
+ * however large a BO is. Two engines move a window:
+ *   cpu   a CPU mapping of the BO's dma-buf; the data goes straight
+ *         between the mapping and the image file
+ *   sdma  the GPU's SDMA engine, through a host bounce buffer
+ *         (sdma_copy.c)
+ * KFD_BO_COPY=cpu|sdma|auto picks one; auto (the default) tries SDMA on
+ * each GPU and falls back to the CPU for a GPU where SDMA does not work.
  */
 #ifndef KFD_PLUGIN_BO_COPY_H
 #define KFD_PLUGIN_BO_COPY_H
@@ -16,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "checksum.h"
 #include "images.h"
 
 #define KP_DEFAULT_BUFFER_SIZE	(64ULL << 20)
@@ -25,6 +30,12 @@ struct kp_copy_bo {
 	uint64_t size;
 	int dmabuf_fd;
 	uint64_t checksum;	/* save: computed; load: expected */
+};
+
+enum kp_copy_mode {
+	KP_COPY_CPU,		/* dma-buf mmap only */
+	KP_COPY_AUTO,		/* SDMA if it works on the GPU, else CPU */
+	KP_COPY_SDMA,		/* SDMA only; a failure is an error */
 };
 
 enum kp_copy_dir {
@@ -39,6 +50,8 @@ struct kp_copy_job {
 	unsigned int nbos;
 	struct kp_copy_bo *bos;
 	bool no_sync;		/* tests: plain files, not dma-bufs */
+	enum kp_copy_mode mode;
+	uint32_t render_minor;	/* the GPU's render node here (SDMA) */
 
 	/* set by kp_copy_run() */
 	uint64_t window;
@@ -48,6 +61,39 @@ struct kp_copy_job {
 
 /* KFD_MAX_BUFFER_SIZE, or the default. */
 uint64_t kp_copy_buffer_size(void);
+
+/* "cpu", "sdma", "auto" (any case). 0 or -EINVAL. */
+int kp_copy_mode_parse(const char *s, enum kp_copy_mode *mode);
+/* KFD_BO_COPY, or auto (also, with a warning, when it is invalid). */
+enum kp_copy_mode kp_copy_mode_from_env(void);
+const char *kp_copy_mode_name(enum kp_copy_mode mode);
+
+/*
+ * How an engine moves one BO: @begin and @end (optional) bracket the
+ * windows of a BO; @window moves bytes [off, off + len) between the BO
+ * and the image @img and feeds them to @sum. Each returns 0 or -errno.
+ */
+struct kp_copy_ops {
+	int (*begin)(void *ctx, const struct kp_copy_bo *bo);
+	int (*window)(void *ctx, int img, const struct kp_copy_bo *bo,
+		      uint64_t off, size_t len, struct kp_sum *sum);
+	void (*end)(void *ctx, const struct kp_copy_bo *bo);
+};
+
+/*
+ * Run job @j with @ops: create (save) or check (load) the image, move
+ * every BO, set (save) or verify (load) the checksums. 0 or -errno.
+ */
+int kp_copy_walk(struct kp_copy_job *j, const struct kp_copy_ops *ops,
+		 void *ctx);
+
+/*
+ * The image side of a window held in @buf: write it (save) or fill it
+ * from the image (load), and add it to @sum. Errors are logged.
+ */
+int kp_copy_image_io(const struct kp_copy_job *j, int img,
+		     const struct kp_copy_bo *bo, uint64_t off, void *buf,
+		     size_t len, struct kp_sum *sum);
 
 /*
  * Run the jobs, one thread each, with at most @max_buffer bytes mapped

@@ -250,6 +250,8 @@ static int kp_ckpt_contents(struct kp_ckpt *c)
 
 		j->dir = KP_COPY_SAVE;
 		j->gpu_id = c->devices[d].user_gpu_id;
+		j->mode = kp_config.copy_mode;
+		j->render_minor = c->gpus[d]->render_minor;
 		kp_name_pages(j->image, c->id, j->gpu_id);
 		j->bos = &cbos[k];
 		for (i = 0; i < nb; i++) {

@@ -29,9 +29,11 @@ static int kp_init(int stage)
 	if (!kp_kfd_present())
 		return 0;
 	kp_config.max_buffer = kp_copy_buffer_size();
+	kp_config.copy_mode = kp_copy_mode_from_env();
 	kp_match_opts_from_env(&kp_config.match);
-	kp_debug("init, stage %d, buffer cap %llu bytes", stage,
-		 (unsigned long long)kp_config.max_buffer);
+	kp_debug("init, stage %d, buffer cap %llu bytes, BO copy %s", stage,
+		 (unsigned long long)kp_config.max_buffer,
+		 kp_copy_mode_name(kp_config.copy_mode));
 	return 0;
 }
 

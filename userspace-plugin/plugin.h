@@ -8,11 +8,13 @@
 
 #include <stdint.h>
 
+#include "bo_copy.h"
 #include "topology.h"
 
 /* Settings read from the environment when the plugin starts. */
 struct kp_config {
 	uint64_t max_buffer;		/* KFD_MAX_BUFFER_SIZE */
+	enum kp_copy_mode copy_mode;	/* KFD_BO_COPY */
 	struct kp_match_opts match;	/* KFD_*_CHECK */
 };
 

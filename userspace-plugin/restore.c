@@ -318,7 +318,7 @@ static int kp_restore_contents(uint32_t id, const KfdProcess *p,
 	struct kp_copy_job *jobs;
 	size_t nd = p->n_devices, nb = p->n_bos, d, i;
 	unsigned int njobs = 0, k = 0;
-	int ret = 0;
+	int ret = 0, c;
 
 	jobs = calloc(nd ? nd : 1, sizeof(*jobs));
 	cbos = calloc(nb ? nb : 1, sizeof(*cbos));
@@ -329,8 +329,16 @@ static int kp_restore_contents(uint32_t id, const KfdProcess *p,
 	for (d = 0; d < nd; d++) {
 		struct kp_copy_job *j = &jobs[njobs];
 
+		c = kp_ckpt_index(p->devices[d]->gpu_id);
+		if (c < 0) {
+			ret = -EIO;
+			goto out;
+		}
 		j->dir = KP_COPY_LOAD;
 		j->gpu_id = p->devices[d]->user_gpu_id;
+		j->mode = kp_config.copy_mode;
+		j->render_minor =
+			kp_local_topology()->gpus[rs.map[c]].render_minor;
 		kp_name_pages(j->image, id, j->gpu_id);
 		j->bos = &cbos[k];
 		for (i = 0; i < nb; i++) {

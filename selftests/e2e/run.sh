@@ -26,6 +26,9 @@
 #   run          an uninterrupted gpu_app run gives the expected result
 #   dump         dump mid-computation, the process is gone, restore -d, it
 #                finishes with the expected RESULT line
+#   copy-paths   the dump test with KFD_BO_COPY=cpu, then =sdma: the
+#                plugin's INFO lines show every GPU used that path, at
+#                dump and at restore, and the RESULT is right
 #   corrupt      a byte flipped in a plugin pages image and a truncated
 #                plugin KFD image: restore refuses, with the plugin's
 #                message, and leaves no process
@@ -303,6 +306,40 @@ t_dump() {
 	finish main "$pid" "$exp"
 }
 
+# copy_path_used LOG MODE WHAT: every GPU's BO contents went via MODE.
+copy_path_used() {
+	local log=$1 mode=$2 what=$3 want got
+	want=$(grep -c "kfd_plugin: GPU [0-9]*: $what BO contents via $mode" "$log")
+	got=$(grep -c "kfd_plugin: GPU [0-9]*: $what BO contents via" "$log")
+	grep -h "kfd_plugin: GPU [0-9]*: $what BO contents via" "$log" | show
+	if [ "$want" -eq 0 ] || [ "$want" -ne "$got" ]; then
+		note "$what: $want of $got GPUs went via $mode"
+		return 1
+	fi
+}
+
+t_copy_paths() {
+	local mode pid dir exp=$work/paths.exp rc=0
+	need_plugin || return 2
+	expected "${app_args[@]}" >"$exp"
+	for mode in cpu sdma; do
+		dir=$work/img-$mode
+		pid=$(start_app "paths-$mode" "${app_args[@]}") || return 1
+		sleep 1
+		KFD_BO_COPY=$mode dump_mid "paths-$mode" "$pid" "$dir" ||
+			{ e2e_kill "$pid"; return 1; }
+		e2e_wait_exit "$pid" 10 ||
+			{ note "pid $pid still there after the dump"; e2e_kill "$pid"; return 1; }
+		copy_path_used "$dir/dump.log" "$mode" saving || rc=1
+		KFD_BO_COPY=$mode restore_from "paths-$mode" "$dir" || {
+			e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+		copy_path_used "$dir/restore.log" "$mode" restoring || rc=1
+		finish "paths-$mode" "$pid" "$exp" || rc=1
+		rm -rf "$dir"
+	done
+	return $rc
+}
+
 # A plugin image whose name matches PATTERN, from the pristine dump.
 plugin_image() {
 	find "$1" -maxdepth 1 -name "$2" | sort | head -n 1
@@ -536,6 +573,7 @@ else
 	run_test plain_app t_plain_app
 	run_test run t_run
 	run_test dump t_dump
+	run_test copy-paths t_copy_paths
 	run_test corrupt t_corrupt
 	run_test other-node t_other_node
 	run_test too-few t_too_few

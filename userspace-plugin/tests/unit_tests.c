@@ -132,6 +132,7 @@ static int read_topology(const char *root, struct kp_topology *t)
 
 static void test_parse(void)
 {
+	enum kp_copy_mode mode;
 	uint64_t v;
 	bool b;
 
@@ -165,6 +166,20 @@ static void test_parse(void)
 	CHECK(kp_copy_buffer_size() == KP_DEFAULT_BUFFER_SIZE);
 	unsetenv("KFD_MAX_BUFFER_SIZE");
 	CHECK(kp_copy_buffer_size() == KP_DEFAULT_BUFFER_SIZE);
+
+	CHECK(!kp_copy_mode_parse("cpu", &mode) && mode == KP_COPY_CPU);
+	CHECK(!kp_copy_mode_parse("SDMA", &mode) && mode == KP_COPY_SDMA);
+	CHECK(!kp_copy_mode_parse("auto", &mode) && mode == KP_COPY_AUTO);
+	CHECK(kp_copy_mode_parse("gpu", &mode) == -EINVAL);
+	CHECK(kp_copy_mode_parse("", &mode) == -EINVAL);
+	setenv("KFD_BO_COPY", "cpu", 1);
+	CHECK(kp_copy_mode_from_env() == KP_COPY_CPU);
+	setenv("KFD_BO_COPY", "fast", 1);
+	CHECK(kp_copy_mode_from_env() == KP_COPY_AUTO);
+	CHECK(strstr(kp_log_last(), "KFD_BO_COPY"));
+	unsetenv("KFD_BO_COPY");
+	CHECK(kp_copy_mode_from_env() == KP_COPY_AUTO);
+	CHECK(!strcmp(kp_copy_mode_name(KP_COPY_SDMA), "sdma"));
 }
 
 static void test_checksum(void)
@@ -565,6 +580,22 @@ static void test_copy(void)
 	for (i = 0; i < 3; i++)
 		CHECK(same_contents(src[i].dmabuf_fd, dst[i].dmabuf_fd,
 				    sizes[i]));
+
+	/*
+	 * No render node renderD4000: forced SDMA fails (naming the node),
+	 * auto falls back to the CPU and gives the same image.
+	 */
+	jobs[0].mode = jobs[1].mode = KP_COPY_SDMA;
+	jobs[0].render_minor = jobs[1].render_minor = 4000;
+	CHECK(kp_copy_run(jobs, 2, 64 << 20) == -ENOENT);
+	CHECK(strstr(kp_log_last(), "renderD4000"));
+	jobs[0].mode = jobs[1].mode = KP_COPY_AUTO;
+	CHECK(!kp_copy_run(jobs, 2, 64 << 20));
+	CHECK(strstr(kp_log_last(), "via cpu"));
+	for (i = 0; i < 3; i++)
+		CHECK(same_contents(src[i].dmabuf_fd, dst[i].dmabuf_fd,
+				    sizes[i]));
+	jobs[0].mode = jobs[1].mode = KP_COPY_CPU;
 
 	/* One flipped byte in BO 1's part: named in the error. */
 	fd = openat(dirfd, jobs[0].image, O_RDWR | O_CLOEXEC);

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BO contents through the GPU's SDMA engine; see sdma_copy.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <amdgpu.h>
+#include <amdgpu_drm.h>
+#include <linux/kfdsim.h>
+
+#include "sdma_copy.h"
+#include "util.h"
+
+#define KP_SDMA_COPY_MAX	KFDSIM_SDMA_COPY_MAX_BYTES
+#define KP_SDMA_NOP		KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0)
+#define KP_SDMA_IB_ALIGN	8	/* dwords */
+#define KP_MAX(a, b)		((a) > (b) ? (a) : (b))
+
+/* A BO with a GPU VA in our VM. */
+struct kp_sdma_bo {
+	amdgpu_bo_handle bo;
+	amdgpu_va_handle va_handle;
+	uint64_t va;
+	uint64_t size;		/* mapped bytes */
+};
+
+struct kp_sdma {
+	struct kp_copy_job *j;
+	int fd;
+	amdgpu_device_handle dev;
+	amdgpu_context_handle ctx;
+	struct kp_sdma_bo ib;		/* IB, then a page for the fence */
+	uint32_t *ib_cpu;
+	uint32_t fence_slot;		/* in u64 units into the IB BO */
+	struct kp_sdma_bo bounce;	/* userptr BO over bounce_mem */
+	void *bounce_mem;
+	size_t bounce_size;
+	struct kp_sdma_bo data;		/* the current BO's import */
+	amdgpu_bo_list_handle list;
+	bool engine;			/* the failure was SDMA's */
+	char *why;
+	size_t why_len;
+};
+
+/* Record why SDMA failed (the caller decides how to report it). */
+static int __attribute__((format(printf, 3, 4)))
+kp_sdma_fail(struct kp_sdma *s, int ret, const char *fmt, ...)
+{
+	size_t n;
+	va_list ap;
+
+	s->engine = true;
+	va_start(ap, fmt);
+	vsnprintf(s->why, s->why_len, fmt, ap);
+	va_end(ap);
+	n = strlen(s->why);
+	if (ret < 0 && n < s->why_len)
+		snprintf(s->why + n, s->why_len - n, ": %s", strerror(-ret));
+	return ret < 0 ? ret : -EIO;
+}
+
+static uint64_t kp_round_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* Give @bo a GPU VA and map @size bytes of it there. */
+static int kp_sdma_map(struct kp_sdma *s, amdgpu_bo_handle bo, uint64_t size,
+		       struct kp_sdma_bo *m)
+{
+	int ret;
+
+	m->bo = bo;
+	m->size = size;
+	ret = amdgpu_va_range_alloc(s->dev, amdgpu_gpu_va_range_general, size,
+				    kp_page_size(), 0, &m->va, &m->va_handle,
+				    0);
+	if (ret) {
+		m->va_handle = NULL;
+		return ret;
+	}
+	ret = amdgpu_bo_va_op(bo, 0, size, m->va, 0, AMDGPU_VA_OP_MAP);
+	if (ret) {
+		amdgpu_va_range_free(m->va_handle);
+		m->va_handle = NULL;
+	}
+	return ret;
+}
+
+/* Undo kp_sdma_map() (if it happened) and drop the BO. */
+static void kp_sdma_unmap(struct kp_sdma_bo *m)
+{
+	if (m->va_handle) {
+		amdgpu_bo_va_op(m->bo, 0, m->size, m->va, 0,
+				AMDGPU_VA_OP_UNMAP);
+		amdgpu_va_range_free(m->va_handle);
+	}
+	if (m->bo)
+		amdgpu_bo_free(m->bo);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Run the first @ndw dwords of the IB on SDMA ring 0 and wait. */
+static int kp_sdma_submit(struct kp_sdma *s, uint32_t ndw,
+			  amdgpu_bo_list_handle list)
+{
+	struct amdgpu_cs_ib_info ib = {
+		.ib_mc_address = s->ib.va,
+		.size = ndw,
+	};
+	struct amdgpu_cs_request req = {
+		.ip_type = AMDGPU_HW_IP_DMA,
+		.resources = list,
+		.number_of_ibs = 1,
+		.ibs = &ib,
+		.fence_info = { .handle = s->ib.bo, .offset = s->fence_slot },
+	};
+	struct amdgpu_cs_fence fence = {
+		.context = s->ctx,
+		.ip_type = AMDGPU_HW_IP_DMA,
+	};
+	uint32_t expired = 0;
+	int ret;
+
+	ret = amdgpu_cs_submit(s->ctx, 0, &req, 1);
+	if (ret)
+		return kp_sdma_fail(s, ret, "command submission");
+	fence.fence = req.seq_no;
+	ret = amdgpu_cs_query_fence_status(&fence, AMDGPU_TIMEOUT_INFINITE, 0,
+					   &expired);
+	if (ret)
+		return kp_sdma_fail(s, ret, "waiting for fence %" PRIu64,
+				    req.seq_no);
+	if (!expired)
+		return kp_sdma_fail(s, -ETIME, "fence %" PRIu64, req.seq_no);
+	return 0;
+}
+
+/* Copy @len bytes from GPU VA @src to @dst: linear copies, NOP padded. */
+static int kp_sdma_copy(struct kp_sdma *s, uint64_t dst, uint64_t src,
+			uint64_t len)
+{
+	uint32_t *ib = s->ib_cpu, n = 0;
+
+	while (len) {
+		uint64_t chunk = KP_MIN(len, (uint64_t)KP_SDMA_COPY_MAX);
+
+		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
+					     KFDSIM_SDMA_SUBOP_COPY_LINEAR);
+		ib[n++] = (uint32_t)(chunk - 1);
+		ib[n++] = 0;
+		ib[n++] = (uint32_t)src;
+		ib[n++] = (uint32_t)(src >> 32);
+		ib[n++] = (uint32_t)dst;
+		ib[n++] = (uint32_t)(dst >> 32);
+		src += chunk;
+		dst += chunk;
+		len -= chunk;
+	}
+	while (n % KP_SDMA_IB_ALIGN)
+		ib[n++] = KP_SDMA_NOP;
+	return kp_sdma_submit(s, n, s->list);
+}
+
+/* Dwords of the IB for one window of @window bytes. */
+static uint64_t kp_sdma_ib_dwords(uint64_t window)
+{
+	uint64_t packets = (window + KP_SDMA_COPY_MAX - 1) / KP_SDMA_COPY_MAX;
+
+	return packets * KFDSIM_SDMA_COPY_DWORDS + KP_SDMA_IB_ALIGN;
+}
+
+/* Device, context, IB and bounce buffer; then a submission of NOPs. */
+static int kp_sdma_setup(struct kp_sdma *s)
+{
+	uint64_t page = kp_page_size(), ib_bytes, largest = page;
+	struct amdgpu_bo_alloc_request req = { 0 };
+	amdgpu_bo_handle bo;
+	uint32_t major, minor, i;
+	char path[64];
+	void *cpu;
+	int ret;
+
+	snprintf(path, sizeof(path), "/dev/dri/renderD%u", s->j->render_minor);
+	s->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (s->fd < 0)
+		return kp_sdma_fail(s, -errno, "cannot open %s", path);
+	ret = amdgpu_device_initialize(s->fd, &major, &minor, &s->dev);
+	if (ret) {
+		s->dev = NULL;
+		return kp_sdma_fail(s, ret, "libdrm_amdgpu device init");
+	}
+	ret = amdgpu_cs_ctx_create(s->dev, &s->ctx);
+	if (ret) {
+		s->ctx = NULL;
+		return kp_sdma_fail(s, ret, "context creation");
+	}
+
+	ib_bytes = kp_round_up(kp_sdma_ib_dwords(s->j->window) * 4, page);
+	req.alloc_size = ib_bytes + page;
+	req.phys_alignment = page;
+	req.preferred_heap = AMDGPU_GEM_DOMAIN_GTT;
+	ret = amdgpu_bo_alloc(s->dev, &req, &bo);
+	if (ret)
+		return kp_sdma_fail(s, ret, "IB allocation");
+	ret = kp_sdma_map(s, bo, req.alloc_size, &s->ib);
+	if (ret)
+		return kp_sdma_fail(s, ret, "IB mapping");
+	ret = amdgpu_bo_cpu_map(bo, &cpu);
+	if (ret)
+		return kp_sdma_fail(s, ret, "IB CPU mapping");
+	s->ib_cpu = cpu;
+	s->fence_slot = (uint32_t)(ib_bytes / 8);
+
+	/* No larger than a window or the largest BO needs. */
+	for (i = 0; i < s->j->nbos; i++)
+		largest = KP_MAX(largest, s->j->bos[i].size);
+	s->bounce_size = (size_t)kp_round_up(KP_MIN(s->j->window, largest),
+					     page);
+	s->bounce_mem = mmap(NULL, s->bounce_size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->bounce_mem == MAP_FAILED) {
+		s->bounce_mem = NULL;
+		return kp_sdma_fail(s, -errno, "bounce buffer of %zu bytes",
+				    s->bounce_size);
+	}
+	ret = amdgpu_create_bo_from_user_mem(s->dev, s->bounce_mem,
+					     s->bounce_size, &bo);
+	if (ret)
+		return kp_sdma_fail(s, ret, "userptr BO of the bounce buffer");
+	ret = kp_sdma_map(s, bo, s->bounce_size, &s->bounce);
+	if (ret)
+		return kp_sdma_fail(s, ret, "bounce buffer mapping");
+
+	/* The test submission: does this GPU run SDMA IBs for us at all? */
+	for (i = 0; i < KP_SDMA_IB_ALIGN; i++)
+		s->ib_cpu[i] = KP_SDMA_NOP;
+	return kp_sdma_submit(s, KP_SDMA_IB_ALIGN, NULL);
+}
+
+static void kp_sdma_teardown(struct kp_sdma *s)
+{
+	kp_sdma_unmap(&s->bounce);
+	if (s->bounce_mem)
+		munmap(s->bounce_mem, s->bounce_size);
+	if (s->ib_cpu)
+		amdgpu_bo_cpu_unmap(s->ib.bo);
+	kp_sdma_unmap(&s->ib);
+	if (s->ctx)
+		amdgpu_cs_ctx_free(s->ctx);
+	if (s->dev)
+		amdgpu_device_deinitialize(s->dev);
+	if (s->fd >= 0)
+		close(s->fd);
+}
+
+/* Import the BO's dma-buf and map it; one BO list for its windows. */
+static int kp_sdma_begin(void *ctx, const struct kp_copy_bo *bo)
+{
+	struct kp_sdma *s = ctx;
+	struct amdgpu_bo_import_result imp;
+	amdgpu_bo_handle bos[3];
+	uint64_t size = kp_round_up(bo->size, kp_page_size());
+	int ret;
+
+	ret = amdgpu_bo_import(s->dev, amdgpu_bo_handle_type_dma_buf_fd,
+			       (uint32_t)bo->dmabuf_fd, &imp);
+	if (ret)
+		return kp_sdma_fail(s, ret, "BO 0x%" PRIx64 ": dma-buf import",
+				    bo->addr);
+	if (imp.alloc_size < size) {
+		amdgpu_bo_free(imp.buf_handle);
+		return kp_sdma_fail(s, -EINVAL,
+				    "BO 0x%" PRIx64 ": the import has %" PRIu64 " bytes, not %" PRIu64,
+				    bo->addr, imp.alloc_size, size);
+	}
+	ret = kp_sdma_map(s, imp.buf_handle, size, &s->data);
+	if (ret) {
+		kp_sdma_unmap(&s->data);
+		return kp_sdma_fail(s, ret, "BO 0x%" PRIx64 ": GPU VA mapping",
+				    bo->addr);
+	}
+	bos[0] = s->data.bo;
+	bos[1] = s->bounce.bo;
+	bos[2] = s->ib.bo;
+	ret = amdgpu_bo_list_create(s->dev, 3, bos, NULL, &s->list);
+	if (ret) {
+		s->list = NULL;
+		kp_sdma_unmap(&s->data);
+		return kp_sdma_fail(s, ret, "BO 0x%" PRIx64 ": BO list",
+				    bo->addr);
+	}
+	return 0;
+}
+
+static void kp_sdma_end(void *ctx, const struct kp_copy_bo *bo)
+{
+	struct kp_sdma *s = ctx;
+
+	(void)bo;
+	if (s->list)
+		amdgpu_bo_list_destroy(s->list);
+	s->list = NULL;
+	kp_sdma_unmap(&s->data);
+}
+
+/* save: BO -> bounce -> image; load: image -> bounce -> BO. */
+static int kp_sdma_window(void *ctx, int img, const struct kp_copy_bo *bo,
+			  uint64_t off, size_t len, struct kp_sum *sum)
+{
+	struct kp_sdma *s = ctx;
+	uint64_t gpu = s->data.va + off;
+	int ret;
+
+	if (s->j->dir == KP_COPY_SAVE) {
+		ret = kp_sdma_copy(s, s->bounce.va, gpu, len);
+		if (ret)
+			return ret;
+		return kp_copy_image_io(s->j, img, bo, off, s->bounce_mem, len,
+					sum);
+	}
+	ret = kp_copy_image_io(s->j, img, bo, off, s->bounce_mem, len, sum);
+	if (ret)
+		return ret;
+	return kp_sdma_copy(s, gpu, s->bounce.va, len);
+}
+
+static const struct kp_copy_ops kp_sdma_ops = {
+	.begin = kp_sdma_begin,
+	.window = kp_sdma_window,
+	.end = kp_sdma_end,
+};
+
+int kp_sdma_run_job(struct kp_copy_job *j, bool *engine, char *why,
+		    size_t why_len)
+{
+	struct kp_sdma s = { .j = j, .fd = -1, .why = why, .why_len = why_len };
+	int ret;
+
+	ret = kp_sdma_setup(&s);
+	if (!ret) {
+		kp_info("GPU %u: %s BO contents via sdma (renderD%u), %u BOs, bounce buffer %zu bytes",
+			j->gpu_id,
+			j->dir == KP_COPY_SAVE ? "saving" : "restoring",
+			j->render_minor, j->nbos, s.bounce_size);
+		ret = kp_copy_walk(j, &kp_sdma_ops, &s);
+	}
+	kp_sdma_teardown(&s);
+	*engine = s.engine;
+	return ret;
+}
