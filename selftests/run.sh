@@ -36,75 +36,14 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/selftests
 areas="topology memory apertures isolation teardown badinput abi queues compute sdma events preempt libdrm hsakmt criu f32"
-vram_mb=${KFDSIM_TEST_VRAM_MB:-256}
-limit=${KFDSIM_TEST_TIMEOUT:-900}
-counters=/sys/kernel/debug/kfdsim/counters
 work=$(mktemp -d "${TMPDIR:-/tmp}/kfdsim-selftests.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
-passed=0
-failed=0
+# result, load, unload; vram_mb, limit, counters, checks, passed, failed.
+# shellcheck source=selftests/lib/ksft-lib.sh
+. "$top/selftests/lib/ksft-lib.sh"
+result_prefix="run.sh: "
 skipped=0
-checks=0
-
-# One result of a check made by this script, in TAP form.
-result() {
-	checks=$((checks + 1))
-	if [ "$1" -eq 0 ]; then
-		passed=$((passed + 1))
-		echo "ok $checks run.sh: $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $checks run.sh: $2"
-	fi
-}
-
-loaded() {
-	[ -d /sys/module/kfdsim ]
-}
-
-load() {
-	params="num_gpus=2 vram_mb=$vram_mb seed=$1"
-	ko=${KFDSIM_KO:-./kfdsim.ko}
-	rc=1
-	# modprobe of a loaded module succeeds without applying $params.
-	if loaded; then
-		result 1 "load kfdsim $params: still loaded"
-		return 1
-	fi
-	# $params is split into its words on purpose.
-	# shellcheck disable=SC2086
-	if [ "${KFDSIM_INSMOD:-}" != only ]; then
-		modprobe kfdsim $params
-		rc=$?
-	fi
-	if [ $rc -ne 0 ] && [ -n "${KFDSIM_INSMOD:-}" ]; then
-		echo "# insmod $ko $params"
-		modprobe drm
-		# shellcheck disable=SC2086
-		insmod "$ko" $params
-		rc=$?
-	fi
-	# devtmpfs creates the device nodes while the module loads.
-	[ $rc -eq 0 ] && [ -c /dev/kfd ] && [ -d "$(dirname "$counters")" ]
-	rc=$?
-	result $rc "load kfdsim $params"
-	return $rc
-}
-
-# Every counter of the loaded module is 0; then the module unloads.
-unload() {
-	if [ -r "$counters" ] && awk '$2 != 0 { bad = 1 } END { exit bad }' \
-			"$counters"; then
-		result 0 "counters at baseline before rmmod ($1)"
-	else
-		echo "# counters:"
-		sed 's/^/#   /' "$counters" 2>/dev/null
-		result 1 "counters at baseline before rmmod ($1)"
-	fi
-	rmmod kfdsim
-	result $? "rmmod kfdsim ($1)"
-}
 
 # run NAME [VAR=VALUE...]: run build/selftests/NAME_test and add up its
 # totals.

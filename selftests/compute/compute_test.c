@@ -24,18 +24,18 @@
 #define N1M		(1u << 20)
 #define WG		256
 
-FIXTURE(cp) {
-	struct kg_rt rt;
-};
+KG_FIXTURE(cp)
 
-FIXTURE_SETUP(cp)
+/* A writable GTT page and an AQL queue of 16 slots, both on GPU 0. */
+static int page_and_queue(struct kg_rt *rt, struct kg_bo *buf,
+			  struct kg_queue *q)
 {
-	ASSERT_EQ(0, kg_open(&self->rt));
-}
+	int ret;
 
-FIXTURE_TEARDOWN(cp)
-{
-	kg_close(&self->rt);
+	ret = kg_bo_new(rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0, buf);
+	if (ret)
+		return ret;
+	return kg_queue_new(rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 1024, q);
 }
 
 /* xorshift32 for test data. */
@@ -335,10 +335,7 @@ TEST_F(cp, completion_signal_decrements)
 	struct kg_bo buf;
 	struct kg_queue q;
 
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
-			       &buf));
-	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-				  1024, &q));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 10, &sig));
 	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 1 };
 	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
@@ -359,11 +356,8 @@ TEST_F(cp, aql_ring_wraps_around)
 	uint32_t *p, i;
 	const uint32_t npkt = 200;	/* ring of 16 slots */
 
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
-			       &buf));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
 	p = buf.cpu;
-	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-				  1024, &q));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, npkt, &sig));
 	for (i = 0; i < npkt; i++) {
 		fargs = (struct kfdsim_args_fill){ .dst = buf.va + 4 * i,
@@ -390,11 +384,8 @@ TEST_F(cp, write_index_or_doorbell_alone_publishes)
 	struct kg_queue q;
 	uint32_t *p;
 
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
-			       &buf));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
 	p = buf.cpu;
-	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-				  1024, &q));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
 
 	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 1 };
@@ -431,11 +422,8 @@ TEST_F(cp, invalid_header_blocks_until_published)
 	uint32_t *p;
 	uint16_t hdr;
 
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
-			       &buf));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
 	p = buf.cpu;
-	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-				  1024, &q));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 2, &sig));
 
 	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 1 };
@@ -474,11 +462,8 @@ TEST_F(cp, reserved_slot_on_second_lap_does_not_rerun_old_packet)
 	uint32_t *p, i, entries;
 	uint16_t hdr;
 
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
-			       &buf));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
 	p = buf.cpu;
-	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-				  1024, &q));
 	entries = kg_aql_entries(&q);
 	ASSERT_EQ(0, kg_signal_new(&self->rt, entries, &old));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
@@ -536,11 +521,8 @@ TEST_F_TIMEOUT(cp, rocr_style_producer_many_laps, 120)
 	uint32_t *p, i, bad = 0;
 	uint64_t index;
 
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
-			       &buf));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
 	p = buf.cpu;
-	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-				  1024, &q));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, npkt, &sig));
 	for (i = 0; i < npkt; i++) {
 		ASSERT_EQ(0, kg_aql_wait_room(&q, KG_TIMEOUT_MS));
@@ -581,11 +563,8 @@ TEST_F(cp, barrier_and_holds_later_dispatch)
 	struct kg_queue q;
 	uint32_t *p;
 
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
-			       &buf));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
 	p = buf.cpu;
-	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-				  1024, &q));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &dep[0]));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &dep[1]));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &bsig));
@@ -627,11 +606,8 @@ TEST_F(cp, barrier_or_and_empty_barriers)
 	uint32_t *p;
 	int i;
 
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
-			       &buf));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
 	p = buf.cpu;
-	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-				  1024, &q));
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &dep[i]));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 2, &b0));
@@ -1176,10 +1152,7 @@ TEST_F(cp, unmapped_event_mailbox_faults)
 				  0, &mev));
 	ASSERT_EQ(0, kg_event_new(self->rt.e.kfd, KFD_IOC_EVENT_SIGNAL, true,
 				  0, &sev));
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
-			       &buf));
-	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-				  1024, &q));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
 	sig.cpu->event_mailbox_ptr = hole;
 	sig.cpu->event_id = sev.event_id;
@@ -1373,10 +1346,7 @@ TEST_F_TIMEOUT(cp, short_packet_not_starved_by_long_kernel, 120)
 				       &steps));
 	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 256 * 1024, KT_GTT | KT_WRITABLE,
 			       KG_NO_CPU, &buf));
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
-			       &small));
-	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
-				  1024, &ql));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &small, &ql));
 	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
 				  1024, &qs));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &long_sig));

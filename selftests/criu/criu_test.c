@@ -119,6 +119,40 @@ static int restore_and_resume(FIXTURE_DATA(criu) *self,
 	return 0;
 }
 
+/* Tell T to finish its loop, then wait for its clean exit. */
+static void finish_and_quit(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(criu) *self, struct cw_target *t)
+{
+	ASSERT_EQ(0, cw_command(t, CW_CMD_FINISH, M)) TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, cw_quit(t, M)) TH_LOG("%s", self->msg);
+}
+
+/* Start a worker and seize it (see kc_seize); self->tfd is its /dev/kfd. */
+static void start_and_seize(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(criu) *self, uint32_t steps,
+			    bool stop)
+{
+	ASSERT_EQ(0, cw_start_worker(&self->w, self->sh, steps, M))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, kc_seize(self->w.pid, stop));
+	self->tfd = kc_getfd(self->w.pid, self->sh->lay.kfd_fd);
+	ASSERT_LE(0, self->tfd);
+}
+
+/*
+ * Checkpoint a stopped worker into self->img, then run FN on the image in
+ * a child; the counters are back at baseline once the child is gone.
+ */
+static void restore_in_child(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(criu) *self, kt_child_fn fn,
+			     const char *after)
+{
+	ASSERT_EQ(0, checkpoint_worker(self, 0, CW_CK_STOP))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, kt_run_child(fn, &self->img, M)) TH_LOG("%s", self->msg);
+	ASSERT_BASELINE(after);
+}
+
 static void rm_dir(const char *dir)
 {
 	char path[PATH_MAX];
@@ -172,9 +206,7 @@ CW_TEST(full_flow_restores_mid_kernel_exactly)
 
 	ASSERT_EQ(0, restore_and_resume(self, &self->img, 0))
 		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_command(&self->r, CW_CMD_FINISH, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_quit(&self->r, M)) TH_LOG("%s", self->msg);
+	finish_and_quit(_metadata, self, &self->r);
 	ASSERT_BASELINE("after the restored process exited");
 }
 
@@ -244,9 +276,7 @@ CW_TEST(three_checkpoint_restore_cycles)
 		close(self->tfd);
 		self->tfd = -1;
 	}
-	ASSERT_EQ(0, cw_command(&self->r, CW_CMD_FINISH, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_quit(&self->r, M)) TH_LOG("%s", self->msg);
+	finish_and_quit(_metadata, self, &self->r);
 	ASSERT_BASELINE("after the last restored process exited");
 }
 
@@ -280,9 +310,7 @@ CW_TEST(restore_onto_swapped_gpus)
 	ASSERT_BASELINE("after the swapped process died");
 	ASSERT_EQ(0, restore_and_resume(self, &self->img, 0))
 		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_command(&self->r, CW_CMD_FINISH, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_quit(&self->r, M)) TH_LOG("%s", self->msg);
+	finish_and_quit(_metadata, self, &self->r);
 	ASSERT_BASELINE("after the restored process exited");
 }
 
@@ -321,9 +349,7 @@ CW_TEST(resume_retries_until_userptr_memory_is_back)
 	EXPECT_EQ(-EINVAL, kc_resume(kfd, self->r.pid));
 	close(kfd);
 	ASSERT_EQ(0, cw_resumed(&self->r, M)) TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_command(&self->r, CW_CMD_FINISH, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_quit(&self->r, M)) TH_LOG("%s", self->msg);
+	finish_and_quit(_metadata, self, &self->r);
 	ASSERT_BASELINE("after the restored process exited");
 }
 
@@ -1031,11 +1057,8 @@ static int run_bound_fd(void *arg, char *msg, size_t len)
 CW_TEST(restore_rejects_render_fd_of_another_process)
 {
 	CW_NEEDS();
-	ASSERT_EQ(0, checkpoint_worker(self, 0, CW_CK_STOP))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, kt_run_child(run_bound_fd, &self->img, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_BASELINE("after the restored process exited");
+	restore_in_child(_metadata, self, run_bound_fd,
+			 "after the restored process exited");
 }
 
 /* RESTORE needs a /dev/kfd with nothing in it. */
@@ -1096,11 +1119,8 @@ static int run_not_fresh(void *arg, char *msg, size_t len)
 CW_TEST(restore_needs_a_fresh_process)
 {
 	CW_NEEDS();
-	ASSERT_EQ(0, checkpoint_worker(self, 0, CW_CK_STOP))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, kt_run_child(run_not_fresh, &self->img, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_BASELINE("after the processes exited");
+	restore_in_child(_metadata, self, run_not_fresh,
+			 "after the processes exited");
 }
 
 /* ---- 5. the private data format ---- */
@@ -1270,9 +1290,7 @@ CW_TEST(root_but_not_tracer_gets_ebadf)
 	ASSERT_EQ(-EBADF, kc_process_info(self->tfd, &k));
 	close(self->tfd);
 	self->tfd = -1;
-	ASSERT_EQ(0, cw_command(&self->w, CW_CMD_FINISH, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_quit(&self->w, M)) TH_LOG("%s", self->msg);
+	finish_and_quit(_metadata, self, &self->w);
 	ASSERT_BASELINE("after the worker exited");
 }
 
@@ -1327,11 +1345,7 @@ CW_TEST(checkpoint_protocol_errors)
 	int fds, i;
 
 	CW_NEEDS();
-	ASSERT_EQ(0, cw_start_worker(&self->w, self->sh, 0, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, kc_seize(self->w.pid, true));
-	self->tfd = kc_getfd(self->w.pid, self->sh->lay.kfd_fd);
-	ASSERT_LE(0, self->tfd);
+	start_and_seize(_metadata, self, 0, true);
 	fds = kc_count_fds();
 
 	/* Before PROCESS_INFO: counts taken from nowhere. */
@@ -1380,9 +1394,7 @@ CW_TEST(checkpoint_protocol_errors)
 	ASSERT_EQ(0, kc_detach(self->w.pid));
 	close(self->tfd);
 	self->tfd = -1;
-	ASSERT_EQ(0, cw_command(&self->w, CW_CMD_FINISH, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_quit(&self->w, M)) TH_LOG("%s", self->msg);
+	finish_and_quit(_metadata, self, &self->w);
 	ASSERT_BASELINE("after the worker exited");
 }
 
@@ -1394,11 +1406,7 @@ CW_TEST(checkpoint_refuses_a_process_changed_since_process_info)
 	int fds;
 
 	CW_NEEDS();
-	ASSERT_EQ(0, cw_start_worker(&self->w, self->sh, 0, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, kc_seize(self->w.pid, false));
-	self->tfd = kc_getfd(self->w.pid, self->sh->lay.kfd_fd);
-	ASSERT_LE(0, self->tfd);
+	start_and_seize(_metadata, self, 0, false);
 	ASSERT_EQ(0, kc_process_info(self->tfd, &k));
 	ASSERT_EQ(0, cw_command(&self->w, CW_CMD_ALLOC, M))
 		TH_LOG("%s", self->msg);
@@ -1756,9 +1764,7 @@ CW_TEST(checkpointer_gone_target_resumes)
 	ASSERT_EQ(0, a.evicted) TH_LOG("closing the fd did not unpause");
 	ASSERT_EQ(0, kc_detach(self->w.pid));
 
-	ASSERT_EQ(0, cw_command(&self->w, CW_CMD_FINISH, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_quit(&self->w, M)) TH_LOG("%s", self->msg);
+	finish_and_quit(_metadata, self, &self->w);
 	ASSERT_BASELINE("after the worker exited");
 }
 
@@ -1777,11 +1783,7 @@ CW_TEST(target_exits_during_checkpoint)
 	int fds, ret;
 
 	CW_NEEDS();
-	ASSERT_EQ(0, cw_start_worker(&self->w, self->sh, STEPS_LONG, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, kc_seize(self->w.pid, false));
-	self->tfd = kc_getfd(self->w.pid, self->sh->lay.kfd_fd);
-	ASSERT_LE(0, self->tfd);
+	start_and_seize(_metadata, self, STEPS_LONG, false);
 	ASSERT_EQ(0, kc_process_info(self->tfd, &k));
 	kill(self->w.pid, SIGKILL);
 	ASSERT_EQ(0, waitid(P_PID, self->w.pid, &si, WEXITED | WNOWAIT));
@@ -1853,11 +1855,7 @@ CW_TEST(checkpoint_fault_injection_sweep)
 	int n, ret, left, fds;
 
 	CW_NEEDS();
-	ASSERT_EQ(0, cw_start_worker(&self->w, self->sh, STEPS_LONG, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, kc_seize(self->w.pid, false));
-	self->tfd = kc_getfd(self->w.pid, self->sh->lay.kfd_fd);
-	ASSERT_LE(0, self->tfd);
+	start_and_seize(_metadata, self, STEPS_LONG, false);
 	for (n = 1;; n++) {
 		ASSERT_GT(1000, n) TH_LOG("CHECKPOINT never succeeds");
 		ASSERT_EQ(0, kc_process_info(self->tfd, &k));
@@ -1896,9 +1894,7 @@ CW_TEST(checkpoint_fault_injection_sweep)
 	ASSERT_EQ(0, kc_detach(self->w.pid));
 	close(self->tfd);
 	self->tfd = -1;
-	ASSERT_EQ(0, cw_command(&self->w, CW_CMD_FINISH, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_quit(&self->w, M)) TH_LOG("%s", self->msg);
+	finish_and_quit(_metadata, self, &self->w);
 	ASSERT_BASELINE("after the worker exited");
 }
 
@@ -1915,9 +1911,7 @@ CW_TEST(restore_fault_injection_sweep)
 	ASSERT_EQ(0, restore_and_resume(self, &self->img, CW_R_SWEEP))
 		TH_LOG("%s", self->msg);
 	printf("# RESTORE has %u fault-injection points\n", self->sh->points);
-	ASSERT_EQ(0, cw_command(&self->r, CW_CMD_FINISH, M))
-		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_quit(&self->r, M)) TH_LOG("%s", self->msg);
+	finish_and_quit(_metadata, self, &self->r);
 	ASSERT_BASELINE("after the restored process exited");
 }
 

@@ -24,72 +24,12 @@ set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 exe=$top/build/selftests/criu_test
-vram_mb=${KFDSIM_TEST_VRAM_MB:-256}
-limit=${KFDSIM_TEST_TIMEOUT:-900}
-counters=/sys/kernel/debug/kfdsim/counters
 dir=$(mktemp -d "${TMPDIR:-/tmp}/kfdsim-criu-node.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 
-n=0
-pass=0
-fail=0
-
-result() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $n $2"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n $2"
-	fi
-}
-
-loaded() {
-	[ -d /sys/module/kfdsim ]
-}
-
-# load SEED: as run.sh does.
-load() {
-	params="num_gpus=2 vram_mb=$vram_mb seed=$1"
-	ko=${KFDSIM_KO:-./kfdsim.ko}
-	rc=1
-	if loaded; then
-		result 1 "load kfdsim $params: still loaded"
-		return 1
-	fi
-	# $params is split into its words on purpose.
-	# shellcheck disable=SC2086
-	if [ "${KFDSIM_INSMOD:-}" != only ]; then
-		modprobe kfdsim $params
-		rc=$?
-	fi
-	if [ $rc -ne 0 ] && [ -n "${KFDSIM_INSMOD:-}" ]; then
-		echo "# insmod $ko $params"
-		modprobe drm
-		# shellcheck disable=SC2086
-		insmod "$ko" $params
-		rc=$?
-	fi
-	[ $rc -eq 0 ] && [ -c /dev/kfd ] && [ -r "$counters" ]
-	rc=$?
-	result $rc "load kfdsim $params"
-	return $rc
-}
-
-# unload WHAT: every counter is 0, then rmmod.
-unload() {
-	if [ -r "$counters" ] && awk '$2 != 0 { bad = 1 } END { exit bad }' \
-			"$counters"; then
-		result 0 "counters at baseline ($1)"
-	else
-		echo "# counters:"
-		sed 's/^/#   /' "$counters" 2>/dev/null
-		result 1 "counters at baseline ($1)"
-	fi
-	rmmod kfdsim
-	result $? "rmmod kfdsim ($1)"
-}
+# result, load, unload; vram_mb, limit, counters, checks, passed, failed.
+# shellcheck source=selftests/lib/ksft-lib.sh
+. "$top/selftests/lib/ksft-lib.sh"
 
 echo "TAP version 13"
 if [ "$(id -u)" -ne 0 ]; then
@@ -117,6 +57,6 @@ else
 		result 1 "restore on seed 5 (no checkpoint to restore)"
 	fi
 fi
-echo "1..$n"
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-[ "$fail" -eq 0 ]
+echo "1..$checks"
+echo "# Totals: pass:$passed fail:$failed xfail:0 xpass:0 skip:0 error:0"
+[ "$failed" -eq 0 ]

@@ -110,6 +110,23 @@ struct kg_queue {
 int kg_open(struct kg_rt *rt);
 void kg_close(struct kg_rt *rt);
 
+/*
+ * For test files (kt_harness.h): a fixture NAME that holds only a runtime,
+ * self->rt, opened by the setup and closed by the teardown.
+ */
+#define KG_FIXTURE(name)				\
+	FIXTURE(name) {					\
+		struct kg_rt rt;			\
+	};						\
+	FIXTURE_SETUP(name)				\
+	{						\
+		ASSERT_EQ(0, kg_open(&self->rt));	\
+	}						\
+	FIXTURE_TEARDOWN(name)				\
+	{						\
+		kg_close(&self->rt);			\
+	}
+
 /* ---- buffer objects ---- */
 
 /*

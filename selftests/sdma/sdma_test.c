@@ -14,19 +14,7 @@
 #include "kt_harness.h"
 #include "kfdsim_gpu.h"
 
-FIXTURE(sdma) {
-	struct kg_rt rt;
-};
-
-FIXTURE_SETUP(sdma)
-{
-	ASSERT_EQ(0, kg_open(&self->rt));
-}
-
-FIXTURE_TEARDOWN(sdma)
-{
-	kg_close(&self->rt);
-}
+KG_FIXTURE(sdma)
 
 #define SDMA	KFD_IOC_QUEUE_TYPE_SDMA
 
