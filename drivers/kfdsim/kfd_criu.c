@@ -475,6 +475,9 @@ static int kfd_criu_checkpoint(struct kfdsim_process *p,
 	ret = kfd_criu_dump_all(&d);
 	if (ret)
 		goto out_release;
+	mutex_unlock(&p->lock);
+
+	/* The user copies may fault, so they run without the process lock. */
 	ret = kfd_criu_copy_to_user(args->devices, d.devices,
 				    d.c.num_devices * sizeof(*d.devices));
 	if (!ret)
@@ -483,10 +486,15 @@ static int kfd_criu_checkpoint(struct kfdsim_process *p,
 	if (!ret)
 		ret = kfd_criu_copy_to_user(args->priv_data, d.priv,
 					    d.c.priv_size);
+	if (!ret) {
+		kfd_criu_dump_release(&d, true);
+		return 0;
+	}
+	mutex_lock(&p->lock);
 out_release:
-	kfd_criu_dump_release(&d, !ret);
+	kfd_criu_dump_release(&d, false);
 	/* A failed checkpoint leaves the target running. */
-	if (ret)
+	if (p->criu_pauser)
 		kfd_criu_unpause_locked(p);
 out_unlock:
 	mutex_unlock(&p->lock);

@@ -509,9 +509,6 @@ static int kfd_rst_rebuild(struct kfd_criu_rst *r)
 		ret = kfd_rst_queue(r, i);
 	if (!ret)
 		ret = kfd_rst_export(r);
-	if (!ret)
-		ret = kfd_criu_copy_to_user(r->args->bos, r->bos,
-					    r->nr_bo * sizeof(*r->bos));
 	return ret;
 }
 
@@ -549,15 +546,18 @@ int kfd_criu_restore(struct kfdsim_process *p,
 	bool touched = false;
 	int ret;
 
+	/* User copies may fault: none of them runs under the process lock. */
+	ret = kfd_rst_copy_in(&r);
+	if (ret)
+		goto out_release;
+
 	mutex_lock(&p->lock);
 	if (!kfd_rst_process_is_fresh(p)) {
 		rst_reject("needs a freshly opened /dev/kfd with nothing in it\n");
 		ret = -EINVAL;
 		goto out_unlock;
 	}
-	ret = kfd_rst_copy_in(&r);
-	if (!ret)
-		ret = kfd_rst_parse(&r);
+	ret = kfd_rst_parse(&r);
 	if (!ret)
 		ret = kfd_rst_check_devices(&r);
 	if (!ret) {
@@ -566,9 +566,20 @@ int kfd_criu_restore(struct kfdsim_process *p,
 	}
 	if (ret && touched)
 		kfd_process_reset(p);
-	kfd_rst_release(&r, !ret);
 out_unlock:
 	mutex_unlock(&p->lock);
+
+	if (!ret) {
+		ret = kfd_criu_copy_to_user(args->bos, r.bos,
+					    r.nr_bo * sizeof(*r.bos));
+		if (ret) {
+			mutex_lock(&p->lock);
+			kfd_process_reset(p);
+			mutex_unlock(&p->lock);
+		}
+	}
+out_release:
+	kfd_rst_release(&r, !ret);
 	return ret;
 }
 

@@ -355,46 +355,48 @@ static u32 kfd_bo_pte_flags(const struct kfdsim_bo *bo)
 }
 
 /*
- * Read the device list of a MAP/UNMAP call and turn it into a mask of GPU
- * indices, checking that each GPU exists and has a VM in this process.
- * Only entries from n_success on are considered, as upstream resumes there.
+ * Copy in the device list of a MAP/UNMAP call; done before the process lock
+ * is taken, so no user copy (which may fault) runs under it.
  */
-static int kfd_map_targets(struct kfdsim_process *p, const char *op,
-			   u64 uptr, u32 n_devices, u32 n_success,
-			   unsigned long *mask)
+static u32 *kfd_map_read_ids(const char *op, u64 uptr, u32 n_devices,
+			     u32 n_success)
 {
-	struct kfdsim_pdd *pdd;
-	u32 *ids;
-	u32 i;
-	int ret = 0;
-
 	if (!n_devices || n_devices > KFD_MAP_MAX_DEVICES ||
 	    n_success > n_devices) {
 		kfd_reject("%s: n_devices %u n_success %u\n", op, n_devices,
 			   n_success);
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	}
-	ids = memdup_user(u64_to_user_ptr(uptr), n_devices * sizeof(*ids));
-	if (IS_ERR(ids))
-		return PTR_ERR(ids);
+	return memdup_user(u64_to_user_ptr(uptr), n_devices * sizeof(u32));
+}
 
+/*
+ * Turn a device list into a mask of GPU indices, checking that each GPU
+ * exists and has a VM in this process. Only entries from n_success on are
+ * considered, as upstream resumes there.
+ */
+static int kfd_map_targets(struct kfdsim_process *p, const char *op,
+			   const u32 *ids, u32 n_devices, u32 n_success,
+			   unsigned long *mask)
+{
+	struct kfdsim_pdd *pdd;
+	u32 i;
+
+	lockdep_assert_held(&p->lock);
 	*mask = 0;
 	for (i = n_success; i < n_devices; i++) {
 		pdd = kfd_process_pdd_by_id(p, ids[i]);
 		if (!pdd) {
 			kfd_reject("%s: no GPU with gpu_id %u\n", op, ids[i]);
-			ret = -EINVAL;
-			break;
+			return -EINVAL;
 		}
 		if (!pdd->drm_file) {
 			kfd_reject("%s: gpu_id %u has no VM\n", op, ids[i]);
-			ret = -ENODEV;
-			break;
+			return -ENODEV;
 		}
 		__set_bit(pdd->gpu->index, mask);
 	}
-	kfree(ids);
-	return ret;
+	return 0;
 }
 
 /**
@@ -441,7 +443,13 @@ int kfd_ioctl_map_memory(struct kfdsim_process *p, void *data)
 	struct kfd_ioctl_map_memory_to_gpu_args *args = data;
 	unsigned long targets;
 	struct kfdsim_bo *bo;
+	u32 *ids;
 	int ret;
+
+	ids = kfd_map_read_ids("MAP", args->device_ids_array_ptr,
+			       args->n_devices, args->n_success);
+	if (IS_ERR(ids))
+		return PTR_ERR(ids);
 
 	mutex_lock(&p->lock);
 	bo = kfd_bo_lookup(p, args->handle);
@@ -450,8 +458,8 @@ int kfd_ioctl_map_memory(struct kfdsim_process *p, void *data)
 		ret = -EINVAL;
 		goto out_unlock;
 	}
-	ret = kfd_map_targets(p, "MAP", args->device_ids_array_ptr,
-			      args->n_devices, args->n_success, &targets);
+	ret = kfd_map_targets(p, "MAP", ids, args->n_devices, args->n_success,
+			      &targets);
 	if (ret)
 		goto out_unlock;
 	ret = kfd_bo_map(bo, targets);
@@ -459,6 +467,7 @@ int kfd_ioctl_map_memory(struct kfdsim_process *p, void *data)
 		args->n_success = args->n_devices;
 out_unlock:
 	mutex_unlock(&p->lock);
+	kfree(ids);
 	return ret;
 }
 
@@ -468,7 +477,13 @@ int kfd_ioctl_unmap_memory(struct kfdsim_process *p, void *data)
 	unsigned long targets;
 	struct kfdsim_bo *bo;
 	unsigned int i;
+	u32 *ids;
 	int ret;
+
+	ids = kfd_map_read_ids("UNMAP", args->device_ids_array_ptr,
+			       args->n_devices, args->n_success);
+	if (IS_ERR(ids))
+		return PTR_ERR(ids);
 
 	mutex_lock(&p->lock);
 	bo = kfd_bo_lookup(p, args->handle);
@@ -477,8 +492,8 @@ int kfd_ioctl_unmap_memory(struct kfdsim_process *p, void *data)
 		ret = -EINVAL;
 		goto out_unlock;
 	}
-	ret = kfd_map_targets(p, "UNMAP", args->device_ids_array_ptr,
-			      args->n_devices, args->n_success, &targets);
+	ret = kfd_map_targets(p, "UNMAP", ids, args->n_devices,
+			      args->n_success, &targets);
 	if (ret)
 		goto out_unlock;
 	if (!bo->mapped) {
@@ -496,6 +511,7 @@ int kfd_ioctl_unmap_memory(struct kfdsim_process *p, void *data)
 	args->n_success = args->n_devices;
 out_unlock:
 	mutex_unlock(&p->lock);
+	kfree(ids);
 	return ret;
 }
 
