@@ -22,7 +22,6 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <drm/drm_prime.h>
-#include <drm/drm_vma_manager.h>
 
 #include "kfdsim.h"
 #include "kfd_criu.h"
@@ -71,6 +70,43 @@ int kfd_criu_copy_to_user(u64 uptr, const void *src, size_t len)
 	    copy_to_user(u64_to_user_ptr(uptr), src, len))
 		return -EFAULT;
 	return 0;
+}
+
+/* VRAM and GTT BOs have contents the checkpointer copies via dma-bufs. */
+bool kfd_criu_bo_has_contents(const struct kfdsim_bo *bo)
+{
+	return bo->alloc_flags & (KFD_IOC_ALLOC_MEM_FLAGS_VRAM |
+				  KFD_IOC_ALLOC_MEM_FLAGS_GTT);
+}
+
+/**
+ * kfd_criu_export_bo - export a BO's contents for CHECKPOINT or RESTORE
+ * @bo: a VRAM or GTT BO
+ * @dmabuf: receives the dma-buf (readable and writable)
+ *
+ * The fd is only reserved: the op installs it with fd_install() once
+ * nothing can fail any more, or undoes both with put_unused_fd() and
+ * dma_buf_put().
+ *
+ * Return: the reserved fd, or a negative errno with nothing left behind.
+ */
+int kfd_criu_export_bo(struct kfdsim_bo *bo, struct dma_buf **dmabuf)
+{
+	struct dma_buf *buf;
+	int fd;
+
+	if (kfd_criu_should_fail())
+		return -ENOMEM;
+	buf = drm_gem_prime_export(&bo->gem->base, O_RDWR);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	fd = kfd_criu_should_fail() ? -EMFILE : get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		dma_buf_put(buf);
+		return fd;
+	}
+	*dmabuf = buf;
+	return fd;
 }
 
 /* ---- sizes and counts ---- */
@@ -267,7 +303,6 @@ static int kfd_criu_dump_bo(struct kfd_criu_dump *d, struct kfdsim_bo *bo,
 	struct kfd_criu_bo_bucket *b = &d->bos[n];
 	struct kfdsim_pdd *pdd = bo->pdd;
 	struct kfd_criu_bo_v1 *obj;
-	struct dma_buf *dmabuf;
 	unsigned int i;
 	int fd;
 
@@ -281,31 +316,15 @@ static int kfd_criu_dump_bo(struct kfd_criu_dump *d, struct kfdsim_bo *bo,
 
 	b->addr = bo->va;
 	b->size = bo->size;
+	b->offset = kfd_bo_mmap_offset(bo);
 	b->gpu_id = pdd->user_gpu_id;
 	b->alloc_flags = bo->alloc_flags;
 	b->dmabuf_fd = KFD_INVALID_FD;
-	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) {
-		b->offset = KFD_MMAP_TYPE_DOORBELL |
-			    KFD_MMAP_GPU_ID(pdd->user_gpu_id);
+	if (!kfd_criu_bo_has_contents(bo))
 		return 0;
-	}
-	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) {
-		b->offset = bo->user_addr;
-		return 0;
-	}
-
-	b->offset = drm_vma_node_offset_addr(&bo->gem->base.vma_node);
-	if (kfd_criu_should_fail())
-		return -ENOMEM;
-	dmabuf = drm_gem_prime_export(&bo->gem->base, O_RDWR);
-	if (IS_ERR(dmabuf))
-		return PTR_ERR(dmabuf);
-	fd = kfd_criu_should_fail() ? -EMFILE : get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0) {
-		dma_buf_put(dmabuf);
+	fd = kfd_criu_export_bo(bo, &d->dmabufs[n]);
+	if (fd < 0)
 		return fd;
-	}
-	d->dmabufs[n] = dmabuf;
 	b->dmabuf_fd = fd;
 	return 0;
 }

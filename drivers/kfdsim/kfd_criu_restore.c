@@ -19,7 +19,6 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <drm/drm_file.h>
-#include <drm/drm_prime.h>
 
 #include "kfdsim.h"
 #include "kfd_criu.h"
@@ -401,7 +400,6 @@ static int kfd_rst_event(struct kfd_criu_rst *r, u32 i)
 static int kfd_rst_export(struct kfd_criu_rst *r)
 {
 	struct kfd_criu_bo_bucket *b;
-	struct dma_buf *dmabuf;
 	struct kfdsim_bo *bo;
 	u32 i;
 	int fd;
@@ -411,21 +409,11 @@ static int kfd_rst_export(struct kfd_criu_rst *r)
 		b = &r->bos[i];
 		b->restored_offset = kfd_bo_mmap_offset(bo);
 		b->dmabuf_fd = KFD_INVALID_FD;
-		if (!(bo->alloc_flags & (KFD_IOC_ALLOC_MEM_FLAGS_VRAM |
-					 KFD_IOC_ALLOC_MEM_FLAGS_GTT)))
+		if (!kfd_criu_bo_has_contents(bo))
 			continue;
-		if (kfd_criu_should_fail())
-			return -ENOMEM;
-		dmabuf = drm_gem_prime_export(&bo->gem->base, O_RDWR);
-		if (IS_ERR(dmabuf))
-			return PTR_ERR(dmabuf);
-		fd = kfd_criu_should_fail() ? -EMFILE :
-		     get_unused_fd_flags(O_CLOEXEC);
-		if (fd < 0) {
-			dma_buf_put(dmabuf);
+		fd = kfd_criu_export_bo(bo, &r->dmabufs[i]);
+		if (fd < 0)
 			return fd;
-		}
-		r->dmabufs[i] = dmabuf;
 		b->dmabuf_fd = fd;
 	}
 	return 0;

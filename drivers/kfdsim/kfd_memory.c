@@ -38,10 +38,6 @@
 /* More device ids than this in one MAP/UNMAP call is not a real request. */
 #define KFD_MAP_MAX_DEVICES	1024
 
-#define kfd_reject(fmt, ...) \
-	pr_info_ratelimited("pid %d: " fmt, task_tgid_nr(current), \
-			    ##__VA_ARGS__)
-
 int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
 {
 	struct kfd_ioctl_acquire_vm_args *args = data;

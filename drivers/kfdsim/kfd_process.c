@@ -220,6 +220,25 @@ err_pdds:
 	return ERR_PTR(-ENOMEM);
 }
 
+/*
+ * The process with address space @mm, or (when @mm is NULL) with thread
+ * group @tgid, with a reference taken; the list lock must be held.
+ */
+static struct kfdsim_process *kfd_process_lookup(struct mm_struct *mm,
+						 pid_t tgid)
+{
+	struct kfdsim_process *p;
+
+	lockdep_assert_held(&kfdsim_process_list_lock);
+	list_for_each_entry(p, &kfdsim_process_list, node) {
+		if (mm ? p->mm == mm : task_tgid_nr(p->lead_thread) == tgid) {
+			kref_get(&p->ref);
+			return p;
+		}
+	}
+	return NULL;
+}
+
 /**
  * kfd_process_get_current - the KFD state of the calling process
  *
@@ -234,16 +253,12 @@ struct kfdsim_process *kfd_process_get_current(void)
 		return ERR_PTR(-EINVAL);
 
 	mutex_lock(&kfdsim_process_list_lock);
-	list_for_each_entry(p, &kfdsim_process_list, node) {
-		if (p->mm == current->mm) {
-			kref_get(&p->ref);
-			goto out;
-		}
+	p = kfd_process_lookup(current->mm, 0);
+	if (!p) {
+		p = kfd_process_create();
+		if (!IS_ERR(p))
+			list_add(&p->node, &kfdsim_process_list);
 	}
-	p = kfd_process_create();
-	if (!IS_ERR(p))
-		list_add(&p->node, &kfdsim_process_list);
-out:
 	mutex_unlock(&kfdsim_process_list_lock);
 	return p;
 }
@@ -256,18 +271,12 @@ out:
  */
 struct kfdsim_process *kfd_process_find_pid(pid_t tgid)
 {
-	struct kfdsim_process *p, *found = NULL;
+	struct kfdsim_process *p;
 
 	mutex_lock(&kfdsim_process_list_lock);
-	list_for_each_entry(p, &kfdsim_process_list, node) {
-		if (task_tgid_nr(p->lead_thread) == tgid) {
-			kref_get(&p->ref);
-			found = p;
-			break;
-		}
-	}
+	p = kfd_process_lookup(NULL, tgid);
 	mutex_unlock(&kfdsim_process_list_lock);
-	return found;
+	return p;
 }
 
 /**
@@ -278,18 +287,12 @@ struct kfdsim_process *kfd_process_find_pid(pid_t tgid)
  */
 struct kfdsim_process *kfd_process_find_mm(struct mm_struct *mm)
 {
-	struct kfdsim_process *p, *found = NULL;
+	struct kfdsim_process *p;
 
 	mutex_lock(&kfdsim_process_list_lock);
-	list_for_each_entry(p, &kfdsim_process_list, node) {
-		if (p->mm == mm) {
-			kref_get(&p->ref);
-			found = p;
-			break;
-		}
-	}
+	p = kfd_process_lookup(mm, 0);
 	mutex_unlock(&kfdsim_process_list_lock);
-	return found;
+	return p;
 }
 
 /**

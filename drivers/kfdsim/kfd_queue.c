@@ -19,10 +19,6 @@
 #define KFD_MAX_QUEUES_PER_PROCESS	1024
 #define KFD_MAX_RING_SIZE		SZ_1G
 
-#define kfd_reject(fmt, ...) \
-	pr_info_ratelimited("pid %d: " fmt, task_tgid_nr(current), \
-			    ##__VA_ARGS__)
-
 static bool kfd_queue_is_sdma(u32 type)
 {
 	return type == KFD_IOC_QUEUE_TYPE_SDMA ||

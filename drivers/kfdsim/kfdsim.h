@@ -339,8 +339,17 @@ struct kfdsim_sdma_ctx {
 int kfdsim_sdma_exec(struct kfdsim_sdma_ctx *ctx, const u32 *dw, u32 ndw,
 		     struct kfdsim_fault *fault);
 
+/*
+ * A rejected request: one rate-limited line naming the caller and the
+ * cause, next to the errno the ioctl returns.
+ */
+#define kfd_reject(fmt, ...) \
+	pr_info_ratelimited("pid %d: " fmt, task_tgid_nr(current), \
+			    ##__VA_ARGS__)
+
 /* ---- processes (kfd_process.c) ---- */
 
+struct dma_buf;
 struct kfdsim_process;
 
 /**
@@ -550,6 +559,8 @@ void kfd_criu_set_fail_nth(int n);
 int kfd_criu_get_fail_nth(void);
 void *kfd_criu_kvzalloc(size_t n, size_t size);
 int kfd_criu_copy_to_user(u64 uptr, const void *src, size_t len);
+bool kfd_criu_bo_has_contents(const struct kfdsim_bo *bo);
+int kfd_criu_export_bo(struct kfdsim_bo *bo, struct dma_buf **dmabuf);
 
 /* ---- /dev/kfd (kfd_chardev.c) and topology (kfd_topology.c) ---- */
 
