@@ -8,12 +8,19 @@
  *   kfd_process.c    per-process state (struct kfdsim_process) and its
  *                    per-GPU part (struct kfdsim_pdd)
  *   kfd_memory.c     the memory ioctls (alloc, free, map, unmap, export)
+ *   kfd_queue.c      the queue ioctls
+ *   kfd_events.c     events, the events page, WAIT_EVENTS
+ *   kfd_criu.c       the CRIU ioctl; RESTORE in kfd_criu_restore.c
  *   kfd_topology.c   /sys/class/kfd/kfd/topology
  *   kfdsim_drv.c     module parameters, the simulated GPUs, render nodes
+ *   kfdsim_amdgpu*.c the amdgpu uAPI subset of the render nodes
  *   kfdsim_asic.c    the static description of the simulated ASIC
  *   kfdsim_gem.c     GEM objects: VRAM, GTT and userptr backing, mmap, PRIME
  *   kfdsim_vm.c      the per-process, per-GPU GPU page table
- *   kfdsim_debugfs.c live-object counters for tests
+ *   kfdsim_cp.c      the command processor: queues, AQL packets, preemption
+ *   kfdsim_sdma.c    the SDMA engine (KFD queues and DRM submissions)
+ *   kfdsim_kernels.c the built-in compute kernels (kfdsim_f32.c: f32 add)
+ *   kfdsim_debugfs.c live-object counters and preemption hooks for tests
  */
 #ifndef KFDSIM_H
 #define KFDSIM_H
