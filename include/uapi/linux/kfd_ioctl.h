@@ -883,6 +883,9 @@ enum kfd_criu_op {
  * @op: [in] enum kfd_criu_op
  *
  * The private data is private to the driver and versioned by it.
+ *
+ * On 64-bit ABIs the struct ends in 4 bytes of implicit padding. The layout
+ * is upstream's, so the padding stays unnamed; the kernel ignores it.
  */
 struct kfd_ioctl_criu_args {
 	__u64 devices;
