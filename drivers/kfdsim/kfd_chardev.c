@@ -298,9 +298,11 @@ static int kfd_mmap_doorbells(struct kfdsim_process *p, u32 gpu_id,
 		return -EINVAL;
 	if (vma->vm_end - vma->vm_start != KFDSIM_DOORBELL_SLICE_SIZE)
 		return -EINVAL;
+	/* A failed RESTORE may free an unmapped slice: see kfd_process_reset. */
+	mutex_lock(&pdd->doorbell_lock);
 	ret = kfd_process_doorbells(pdd);
 	if (ret)
-		return ret;
+		goto out_unlock;
 
 	vma->vm_flags |= VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_NORESERVE |
 			 VM_DONTDUMP | VM_PFNMAP;
@@ -308,11 +310,13 @@ static int kfd_mmap_doorbells(struct kfdsim_process *p, u32 gpu_id,
 			      page_to_pfn(pdd->doorbells),
 			      KFDSIM_DOORBELL_SLICE_SIZE, vma->vm_page_prot);
 	if (ret)
-		return ret;
+		goto out_unlock;
 	vma->vm_private_data = pdd;
 	vma->vm_ops = &kfd_doorbell_vm_ops;
 	kfd_doorbell_vm_open(vma);
-	return 0;
+out_unlock:
+	mutex_unlock(&pdd->doorbell_lock);
+	return ret;
 }
 
 static int kfd_mmap(struct file *filp, struct vm_area_struct *vma)

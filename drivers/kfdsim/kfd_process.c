@@ -38,6 +38,7 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
 	pdd->user_gpu_id = gpu->gpu_id;
 	/* Handle ids start at 1 so a zeroed handle never names a BO. */
 	idr_init_base(&pdd->bo_idr, 1);
+	mutex_init(&pdd->doorbell_lock);
 	kfdsim_vm_init(&pdd->vm);
 	atomic_inc(&kfdsim_counters.pdds);
 	return pdd;
@@ -109,6 +110,7 @@ static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
 	kfdsim_vm_fini(&pdd->vm);
 	kfd_pdd_free_doorbells(pdd);
 	kfd_pdd_unbind(pdd);
+	mutex_destroy(&pdd->doorbell_lock);
 	kfree(pdd);
 	atomic_dec(&kfdsim_counters.pdds);
 }
@@ -142,8 +144,13 @@ static void kfd_process_destroy(struct kfdsim_process *p)
  * @p: the process; its lock must be held
  *
  * Undoes a failed RESTORE, which only runs on a fresh process: destroys the
- * queues, events, BOs and VM bindings, and the doorbell slices nobody has
- * mapped, and forgets the restored gpu_ids.
+ * queues, events, BOs and VM bindings and forgets the restored gpu_ids.
+ * Other threads of @p may be using what is not under the process lock
+ * while this runs (WAIT_EVENTS, CREATE_EVENT, mmap of the events page or of
+ * the doorbells), so nothing they can hold is re-initialised or freed: the
+ * events go one by one under their table's lock (kfd_events_clear()) and
+ * a doorbell slice is freed only under its doorbell_lock, when no mapping
+ * has it (an mmap in progress holds that lock until its mapping counts).
  */
 void kfd_process_reset(struct kfdsim_process *p)
 {
@@ -152,8 +159,7 @@ void kfd_process_reset(struct kfdsim_process *p)
 
 	lockdep_assert_held(&p->lock);
 	kfd_queues_destroy_all(p);
-	kfd_events_fini(p);
-	kfd_events_init(p);
+	kfd_events_clear(p);
 	for (i = 0; i < kfdsim_num_gpus; i++) {
 		kfd_pdd_free_bos(p->pdds[i]);
 		idr_init_base(&p->pdds[i]->bo_idr, 1);
@@ -161,8 +167,10 @@ void kfd_process_reset(struct kfdsim_process *p)
 	for (i = 0; i < kfdsim_num_gpus; i++) {
 		pdd = p->pdds[i];
 		kfd_pdd_unbind(pdd);
+		mutex_lock(&pdd->doorbell_lock);
 		if (!atomic_read(&pdd->doorbell_maps))
 			kfd_pdd_free_doorbells(pdd);
+		mutex_unlock(&pdd->doorbell_lock);
 		pdd->user_gpu_id = pdd->gpu->gpu_id;
 	}
 	p->evict_count = 0;

@@ -371,8 +371,12 @@ struct kfdsim_process;
  * @bo_idr: handle id -> struct kfdsim_bo, for BOs allocated on this GPU
  * @vm: this process's GPU page table on this GPU
  * @doorbells: the doorbell slice (an order-1 allocation), allocated on
- *             first use and freed with the process
+ *             first use and freed with the process or by a failed
+ *             RESTORE when nothing maps it
  * @doorbell_used: doorbell slots of the slice taken by queues
+ * @doorbell_lock: held by mmap of the slice from reading @doorbells until
+ *                 @doorbell_maps counts the mapping, and by a failed
+ *                 RESTORE freeing the slice (a leaf lock)
  * @doorbell_maps: CPU mappings of the doorbell slice
  * @nr_aql: compute queues of this process on this GPU
  * @nr_sdma: SDMA queues of this process on this GPU
@@ -386,6 +390,7 @@ struct kfdsim_pdd {
 	struct kfdsim_vm vm;
 	struct page *doorbells;
 	DECLARE_BITMAP(doorbell_used, KFDSIM_DOORBELLS_PER_SLICE);
+	struct mutex doorbell_lock;	/* see above */
 	atomic_t doorbell_maps;
 	unsigned int nr_aql;
 	unsigned int nr_sdma;
