@@ -474,6 +474,33 @@ TEST_F(bad, alloc_userptr_unmapped)
 	va_still_free(_metadata, self, FREE_VA, KT_MIB);
 }
 
+/*
+ * A userptr beyond the system-memory limit (15/16 of the RAM, as amdgpu's
+ * KFD limit) fails with ENOMEM before the kernel allocates anything for
+ * it: 1 TiB (whose page array alone would be 2 GiB, beyond what kvmalloc
+ * accepts), just under that, and one page more than the guest's RAM. The
+ * address is mapped only for its first page, so a kernel that tried to pin
+ * would say EFAULT instead.
+ */
+TEST_F(bad, alloc_userptr_beyond_system_memory)
+{
+	const uint64_t sizes[] = {
+		1ULL << 40, (1ULL << 40) - 2 * KT_MIB,
+		(uint64_t)sysconf(_SC_PHYS_PAGES) * KT_PAGE + KT_PAGE,
+	};
+	char *user = mmap(NULL, KT_PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t i;
+
+	ASSERT_NE(MAP_FAILED, user);
+	user[0] = 1;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		alloc_fails(_metadata, self, self->ids[0], KT_VA(8), sizes[i],
+			    KT_USERPTR | KT_WRITABLE, (uintptr_t)user, ENOMEM);
+	va_still_free(_metadata, self, KT_VA(8), KT_MIB);
+	munmap(user, KT_PAGE);
+}
+
 /* ---- FREE_MEMORY_OF_GPU ---- */
 
 TEST_F(bad, free_unknown_handle)
