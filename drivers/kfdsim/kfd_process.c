@@ -30,7 +30,7 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
 {
 	struct kfdsim_pdd *pdd;
 
-	pdd = kzalloc(sizeof(*pdd), GFP_KERNEL);
+	pdd = kzalloc(sizeof(*pdd), GFP_KERNEL_ACCOUNT);
 	if (!pdd)
 		return NULL;
 	pdd->p = p;
@@ -60,6 +60,9 @@ void kfd_process_teardown_bo(struct kfdsim_bo *bo)
 		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, npages);
 	bo->mapped = 0;
 	interval_tree_remove(&bo->va_node, &p->va_tree);
+	p->nr_bos--;
+	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
+		bo->pdd->doorbell_bo = false;
 
 	if (bo->gem) {
 		struct drm_file *file = bo->pdd->drm_file->private_data;
@@ -194,7 +197,7 @@ static struct kfdsim_process *kfd_process_create(void)
 	unsigned int i;
 	int ret;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&p->ref);
@@ -342,7 +345,8 @@ int kfd_process_doorbells(struct kfdsim_pdd *pdd)
 
 	if (READ_ONCE(pdd->doorbells))
 		return 0;
-	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, KFDSIM_DOORBELL_ORDER);
+	page = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_ZERO,
+			   KFDSIM_DOORBELL_ORDER);
 	if (!page)
 		return -ENOMEM;
 	if (cmpxchg(&pdd->doorbells, NULL, page)) {

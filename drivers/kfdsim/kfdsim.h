@@ -223,6 +223,8 @@ enum kfdsim_domain {
  * @pages: one entry per page; VRAM and GTT pages are the driver's own,
  *         userptr pages are pinned user pages
  * @npages: number of entries in @pages
+ * @mm: userptr only: the address space whose pinned_vm counts the pages
+ *      (mmgrab'ed)
  */
 struct kfdsim_gem {
 	struct drm_gem_object base;
@@ -230,6 +232,7 @@ struct kfdsim_gem {
 	enum kfdsim_domain domain;
 	struct page **pages;
 	unsigned long npages;
+	struct mm_struct *mm;
 };
 
 static inline struct kfdsim_gem *to_kfdsim_gem(struct drm_gem_object *obj)
@@ -257,6 +260,7 @@ u64 kfdsim_gtt_usage(void);
 /**
  * struct kfdsim_vm - the GPU page table of one process on one GPU
  * @ptes: GPU page frame number -> PTE (page frame and KFDSIM_PTE_* flags)
+ * @nr_ptes: entries in @ptes
  * @lock: held for reading while the GPU accesses memory through the table,
  *        for writing while mappings change, so a page is never freed while
  *        the GPU is using it
@@ -266,6 +270,7 @@ u64 kfdsim_gtt_usage(void);
  */
 struct kfdsim_vm {
 	struct xarray ptes;
+	unsigned long nr_ptes;
 	struct rw_semaphore lock;
 };
 
@@ -378,6 +383,8 @@ struct kfdsim_process;
  *                 @doorbell_maps counts the mapping, and by a failed
  *                 RESTORE freeing the slice (a leaf lock)
  * @doorbell_maps: CPU mappings of the doorbell slice
+ * @doorbell_bo: the process has a DOORBELL BO on this GPU (at most one, the
+ *               one the thunk allocates)
  * @nr_aql: compute queues of this process on this GPU
  * @nr_sdma: SDMA queues of this process on this GPU
  */
@@ -392,6 +399,7 @@ struct kfdsim_pdd {
 	DECLARE_BITMAP(doorbell_used, KFDSIM_DOORBELLS_PER_SLICE);
 	struct mutex doorbell_lock;	/* see above */
 	atomic_t doorbell_maps;
+	bool doorbell_bo;
 	unsigned int nr_aql;
 	unsigned int nr_sdma;
 };
@@ -405,6 +413,8 @@ struct kfdsim_pdd {
  * @node: on the global process list
  * @pdds: per-GPU state, indexed by kfdsim_gpu.index; NULL until used
  * @va_tree: GPU VA ranges of all BOs of the process, to refuse overlaps
+ * @nr_bos: BOs of the process, all GPUs (at most KFD_CRIU_MAX_BOS, so that
+ *          every process can be checkpointed and restored)
  * @queues: queue id -> struct kfdsim_queue, all GPUs
  * @evict_count: how many evictions are in force; queues run only at 0
  * @criu_pauser: thread group that paused the process with PROCESS_INFO
@@ -419,6 +429,7 @@ struct kfdsim_process {
 	struct list_head node;
 	struct kfdsim_pdd *pdds[KFDSIM_MAX_GPUS];
 	struct rb_root_cached va_tree;
+	unsigned int nr_bos;
 	struct idr queues;
 	unsigned int evict_count;
 	struct pid *criu_pauser;

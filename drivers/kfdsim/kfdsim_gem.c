@@ -5,7 +5,9 @@
  * VRAM and GTT objects are arrays of pages the driver allocates itself; they
  * belong to no process. VRAM is charged against the GPU's VRAM size, GTT
  * against a global limit of half the system RAM. Userptr objects hold the
- * user's pages pinned for as long as the object lives. As amdgpu's KFD
+ * user's pages pinned for as long as the object lives, counted in the
+ * owner's pinned memory (mm->pinned_vm) under RLIMIT_MEMLOCK as other
+ * long-term pins by drivers are (ib_umem_get()). As amdgpu's KFD
  * memory limits (amdgpu_amdkfd_reserve_mem_limit()), GTT and userptr
  * objects together are also charged against a system-memory limit of 15/16
  * of the RAM, before anything is allocated for them.
@@ -96,6 +98,32 @@ static void kfdsim_uncharge(struct kfdsim_gpu *gpu, enum kfdsim_domain domain,
 	atomic64_sub(size, &kfdsim_system_used);
 }
 
+/*
+ * Count @npages long-term pinned pages in @mm's pinned_vm; without
+ * CAP_IPC_LOCK the total may not pass RLIMIT_MEMLOCK. On success @mm is
+ * grabbed until kfdsim_unaccount_pinned().
+ */
+static int kfdsim_account_pinned(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		kfd_reject("userptr of %lu pages: %lld pinned, RLIMIT_MEMLOCK allows %lu\n",
+			   npages, pinned - npages, limit);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	return 0;
+}
+
+static void kfdsim_unaccount_pinned(struct mm_struct *mm, unsigned long npages)
+{
+	atomic64_sub(npages, &mm->pinned_vm);
+	mmdrop(mm);
+}
+
 static void kfdsim_free_pages(struct page **pages, unsigned long n)
 {
 	while (n)
@@ -109,6 +137,7 @@ static void kfdsim_gem_free(struct drm_gem_object *obj)
 	if (bo->domain == KFDSIM_DOMAIN_USERPTR) {
 		unpin_user_pages_dirty_lock(bo->pages, bo->npages, true);
 		atomic_sub(bo->npages, &kfdsim_counters.pinned_pages);
+		kfdsim_unaccount_pinned(bo->mm, bo->npages);
 	} else {
 		kfdsim_free_pages(bo->pages, bo->npages);
 	}
@@ -198,11 +227,12 @@ static struct kfdsim_gem *kfdsim_gem_alloc(struct kfdsim_gpu *gpu,
 {
 	struct kfdsim_gem *bo;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return NULL;
 	bo->npages = size >> PAGE_SHIFT;
-	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
+	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages),
+			     GFP_KERNEL_ACCOUNT);
 	if (!bo->pages) {
 		kfree(bo);
 		return NULL;
@@ -249,7 +279,8 @@ struct kfdsim_gem *kfdsim_gem_create(struct kfdsim_gpu *gpu,
 	}
 	for (i = 0; i < bo->npages; i++) {
 		bo->pages[i] = alloc_page(GFP_HIGHUSER | __GFP_ZERO |
-					  __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
+					  __GFP_ACCOUNT | __GFP_NOWARN |
+					  __GFP_RETRY_MAYFAIL);
 		if (!bo->pages[i]) {
 			ret = -ENOMEM;
 			goto err_pages;
@@ -313,11 +344,15 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 			   size, kfdsim_system_limit());
 		return ERR_PTR(ret);
 	}
+	ret = kfdsim_account_pinned(mm, size >> PAGE_SHIFT);
+	if (ret)
+		goto err_uncharge;
 	bo = kfdsim_gem_alloc(gpu, KFDSIM_DOMAIN_USERPTR, size);
 	if (!bo) {
-		kfdsim_uncharge(gpu, KFDSIM_DOMAIN_USERPTR, size);
-		return ERR_PTR(-ENOMEM);
+		ret = -ENOMEM;
+		goto err_unaccount;
 	}
+	bo->mm = mm;
 
 	if (mm == current->mm)
 		pinned = pin_user_pages_fast(uaddr, bo->npages,
@@ -329,12 +364,18 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 		if (pinned > 0)
 			unpin_user_pages(bo->pages, pinned);
 		kfdsim_gem_discard(bo);
-		kfdsim_uncharge(gpu, KFDSIM_DOMAIN_USERPTR, size);
-		return ERR_PTR(pinned < 0 ? (int)pinned : -EFAULT);
+		ret = pinned < 0 ? (int)pinned : -EFAULT;
+		goto err_unaccount;
 	}
 	atomic_add(bo->npages, &kfdsim_counters.pinned_pages);
 	atomic_inc(&kfdsim_counters.gem_objects);
 	return bo;
+
+err_unaccount:
+	kfdsim_unaccount_pinned(mm, size >> PAGE_SHIFT);
+err_uncharge:
+	kfdsim_uncharge(gpu, KFDSIM_DOMAIN_USERPTR, size);
+	return ERR_PTR(ret);
 }
 
 void kfdsim_gem_put(struct kfdsim_gem *bo)

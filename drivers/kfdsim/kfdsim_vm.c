@@ -22,9 +22,21 @@ static void *kfdsim_pte_make(struct page *page, u32 flags)
 			   (flags & KFDSIM_PTE_FLAGS) | KFDSIM_PTE_VALID);
 }
 
+/*
+ * Entries one page table may hold: every page of the RAM mapped twice. The
+ * simulated VRAM is RAM too, so this never bites a sane user, while
+ * mapping one BO at ever new addresses cannot grow the table (kernel
+ * memory) without bound.
+ */
+static unsigned long kfdsim_vm_max_ptes(void)
+{
+	return 2 * totalram_pages();
+}
+
 void kfdsim_vm_init(struct kfdsim_vm *vm)
 {
 	xa_init(&vm->ptes);
+	vm->nr_ptes = 0;
 	init_rwsem(&vm->lock);
 }
 
@@ -44,6 +56,7 @@ static void kfdsim_vm_erase(struct kfdsim_vm *vm, u64 va, unsigned long npages)
 		if (xa_erase(&vm->ptes, first + i))
 			removed++;
 	WARN_ON(removed != npages);
+	vm->nr_ptes -= removed;
 	atomic_sub(removed, &kfdsim_counters.vm_ptes);
 }
 
@@ -66,12 +79,19 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 	int ret = 0;
 
 	down_write(&vm->lock);
+	if (npages > kfdsim_vm_max_ptes() - vm->nr_ptes) {
+		up_write(&vm->lock);
+		pr_info_ratelimited("pid %d: GPU page table full: %lu entries, %lu more asked\n",
+				    task_tgid_nr(current), vm->nr_ptes, npages);
+		return -ENOMEM;
+	}
 	for (i = 0; i < npages; i++) {
 		ret = xa_insert(&vm->ptes, first + i,
 				kfdsim_pte_make(pages[i], pte_flags),
-				GFP_KERNEL);
+				GFP_KERNEL_ACCOUNT);
 		if (ret)
 			break;
+		vm->nr_ptes++;
 		atomic_inc(&kfdsim_counters.vm_ptes);
 	}
 	if (ret) {

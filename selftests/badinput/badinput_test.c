@@ -445,6 +445,27 @@ TEST_F(bad, alloc_doorbell_wrong_size)
 	va_still_free(_metadata, self, FREE_VA, KT_DOORBELL_SIZE);
 }
 
+/*
+ * One doorbell BO per process and GPU, as the thunk allocates: a second one
+ * fails and changes nothing; once the first is freed, it works again.
+ */
+TEST_F(bad, alloc_second_doorbell_bo)
+{
+	uint64_t h, h2, off;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(6),
+			      KT_DOORBELL_SIZE, KT_DOORBELL | KT_WRITABLE, &h,
+			      &off));
+	ASSERT_EQ(0, snapshot(&self->e, &self->before));
+	alloc_fails(_metadata, self, self->ids[0], FREE_VA, KT_DOORBELL_SIZE,
+		    KT_DOORBELL | KT_WRITABLE, 0, EINVAL);
+	EXPECT_EQ(0, kt_free(self->e.kfd, h));
+	EXPECT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], FREE_VA,
+			      KT_DOORBELL_SIZE, KT_DOORBELL | KT_WRITABLE,
+			      &h2, &off));
+	EXPECT_EQ(0, kt_free(self->e.kfd, h2));
+}
+
 TEST_F(bad, alloc_userptr_unaligned)
 {
 	char *user = mmap(NULL, 2 * KT_MIB, PROT_READ | PROT_WRITE,
