@@ -79,6 +79,8 @@ klog-tests:
 	@echo "  KLOG-CHECK tests"
 	@scripts/klog-tests/run >$(BUILD)/klog-tests.log 2>&1 || \
 		{ cat $(BUILD)/klog-tests.log >&2; exit 1; }
+	@scripts/check-summary-test >$(BUILD)/check-summary-test.log 2>&1 || \
+		{ cat $(BUILD)/check-summary-test.log >&2; exit 1; }
 
 # In file mode (-f) checkpatch skips the checks that only make sense for
 # patches (FILE_PATH_CHANGES) and, with --no-tree, the SPDX license list
