@@ -32,7 +32,7 @@ LINT_FILES := $(shell find drivers include/uapi -name '*.[ch]' 2>/dev/null | \
 USER_CFLAGS := -Wall -Wextra -Werror -O2 -g
 
 .PHONY: all modules lint checkpatch kbuild-lint linux-source deps install \
-	selftests plugin check demo bench clean distclean help need-kver
+	selftests plugin check check-debug demo bench clean distclean help need-kver
 
 all: modules
 
@@ -43,6 +43,7 @@ help:
 	@echo "make install    build and install kfdsim with DKMS for \$$KVER"
 	@echo "make selftests  build the test binaries into $(BUILD)/selftests/"
 	@echo "make check      everything: deps, lint, install, selftests in the VM"
+	@echo "make check-debug  make check under a debug kernel (KASAN, lockdep, ...)"
 	@echo "make demo       in the VM: memory, then a CRIU checkpoint/restore"
 	@echo "make bench      criu dump/restore speed, VRAM vs anonymous memory"
 	@echo "make clean      remove build results (distclean: all of $(BUILD)/)"
@@ -138,6 +139,16 @@ check:
 	@rc=0; scripts/vm-run --timeout $(CHECK_TIMEOUT) --out $(CHECK_OUT) \
 		-- selftests/run.sh || rc=$$?; \
 		scripts/check-summary $(CHECK_OUT) $$rc
+
+# The same suite under a debug kernel (KASAN, lockdep, kmemleak, UBSAN, ...)
+# built once per machine by scripts/debug-kernel and cached outside the
+# clone. Opt-in: the first build takes about 30 minutes on 2 cores.
+CHECK_DEBUG_TIMEOUT ?= 5400
+check-debug:
+	@scripts/install-deps
+	@kver=$$(scripts/debug-kernel | tail -n 1) && \
+		$(MAKE) --no-print-directory check KVER=$$kver \
+			CHECK_TIMEOUT=$(CHECK_DEBUG_TIMEOUT)
 
 $(DEMO): scripts/demo-memory.c include/uapi/linux/kfd_ioctl.h
 	@mkdir -p $(@D)
