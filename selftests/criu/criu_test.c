@@ -1728,6 +1728,9 @@ static int moved_restored(void *arg, char *msg, size_t len)
 	ret = kc_restore(kfd, s->k, dev, bos);
 	KT_CHECK(!ret, "RESTORE: %s", strerror(-ret));
 	kc_close_dmabufs(bos, s->k->num_bos);
+	/* The memory is back: let the queues run (CRIU sends RESUME). */
+	ret = kc_resume(kfd, getpid());
+	KT_CHECK(!ret, "RESUME: %s", strerror(-ret));
 
 	/* The process's runtime: GPU 1's gpu_id, GPU 0's render node. */
 	memset(&rt, 0, sizeof(rt));

@@ -1229,6 +1229,7 @@ static int cw_restore_fill(const struct cw_image *img,
 					cw_role_name[r],
 					(unsigned long long)bos[i].restored_offset,
 					(unsigned long long)want);
+			L->bo[r].offset = bos[i].restored_offset;
 			continue;
 		}
 		if (bos[i].dmabuf_fd == KC_INVALID_FD ||
