@@ -288,16 +288,17 @@ static const struct vm_operations_struct kfd_doorbell_vm_ops = {
 	.close = kfd_doorbell_vm_close,
 };
 
-static int kfd_mmap_doorbells(struct kfdsim_process *p, u32 gpu_id,
+static int kfd_mmap_doorbells(struct kfdsim_pdd *pdd,
 			      struct vm_area_struct *vma)
 {
-	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, gpu_id);
 	int ret;
 
-	if (!pdd)
+	if (vma->vm_end - vma->vm_start != KFDSIM_DOORBELL_SLICE_SIZE) {
+		kfd_reject("mmap of the doorbells: 0x%lx bytes, the slice is 0x%lx\n",
+			   vma->vm_end - vma->vm_start,
+			   KFDSIM_DOORBELL_SLICE_SIZE);
 		return -EINVAL;
-	if (vma->vm_end - vma->vm_start != KFDSIM_DOORBELL_SLICE_SIZE)
-		return -EINVAL;
+	}
 	ret = kfd_process_doorbells(pdd);
 	if (ret)
 		return ret;
@@ -315,21 +316,68 @@ static int kfd_mmap_doorbells(struct kfdsim_process *p, u32 gpu_id,
 	return 0;
 }
 
+/**
+ * kfd_mmap_offset - the /dev/kfd mmap offset of a per-device mapping
+ * @type: KFD_MMAP_TYPE_DOORBELL or KFD_MMAP_TYPE_MMIO
+ * @pdd: the process and device the mapping belongs to
+ *
+ * As upstream, the offset names the device by its own gpu_id, never by the
+ * one a restored process knows it by: kfd_mmap() resolves the gpu_id bits
+ * as a device (upstream's kfd_device_by_id()), then takes the caller's
+ * state on that device. CREATE_QUEUE, ALLOC and CRIU all build their
+ * offsets here; kfd_mmap_device() is the inverse.
+ *
+ * Return: the offset, with the in-mapping bits zero.
+ */
+u64 kfd_mmap_offset(u64 type, const struct kfdsim_pdd *pdd)
+{
+	return type | KFD_MMAP_GPU_ID(pdd->gpu->gpu_id);
+}
+
+/* The caller's state on the device an mmap offset names, or NULL. */
+static struct kfdsim_pdd *kfd_mmap_device(struct kfdsim_process *p,
+					  u64 offset)
+{
+	struct kfdsim_gpu *gpu;
+
+	gpu = kfdsim_gpu_by_id(KFD_MMAP_GET_GPU_ID(offset));
+	return gpu ? p->pdds[gpu->index] : NULL;
+}
+
+/*
+ * Every mapping type of amdkfd's kfd_mmap(). The events page belongs to
+ * the process; the others to the device the offset names, and without
+ * one they fail with -ENODEV, as upstream.
+ */
 static int kfd_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct kfdsim_process *p = filp->private_data;
 	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 type = offset & KFD_MMAP_TYPE_MASK;
+	struct kfdsim_pdd *pdd;
 
 	if (!kfd_is_owner(p))
 		return -EBADF;
-
-	switch (offset & KFD_MMAP_TYPE_MASK) {
-	case KFD_MMAP_TYPE_DOORBELL:
-		return kfd_mmap_doorbells(p, KFD_MMAP_GET_GPU_ID(offset), vma);
-	case KFD_MMAP_TYPE_EVENTS:
+	if (type == KFD_MMAP_TYPE_EVENTS)
 		return kfd_mmap_events(p, vma);
+
+	pdd = kfd_mmap_device(p, offset);
+	if (!pdd) {
+		kfd_reject("mmap of /dev/kfd at 0x%llx: no device with gpu_id %llu\n",
+			   offset, KFD_MMAP_GET_GPU_ID(offset));
+		return -ENODEV;
+	}
+	switch (type) {
+	case KFD_MMAP_TYPE_DOORBELL:
+		return kfd_mmap_doorbells(pdd, vma);
+	case KFD_MMAP_TYPE_MMIO:
+		kfd_reject("mmap of /dev/kfd at 0x%llx: the simulated GPU has no MMIO remap page\n",
+			   offset);
+		return -EINVAL;
 	default:
-		pr_debug("mmap of unknown offset 0x%llx\n", offset);
+		/* Upstream maps the CWSR trap handler of APUs here. */
+		kfd_reject("mmap of /dev/kfd at 0x%llx: reserved memory (CWSR) is not simulated\n",
+			   offset);
 		return -EINVAL;
 	}
 }

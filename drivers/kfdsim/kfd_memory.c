@@ -266,12 +266,18 @@ err_free_bo:
 	return ret;
 }
 
-/* The mmap offset ALLOC and RESTORE report for @bo. */
+/*
+ * The mmap offset ALLOC, CHECKPOINT and RESTORE report for @bo. Doorbell
+ * BOs are mapped through /dev/kfd, at an offset that names the device
+ * (kfd_mmap_offset()), as upstream's CHECKPOINT and RESTORE report them.
+ * Upstream's ALLOC reports the render-node offset of the sg BO wrapping the
+ * doorbell pages instead, which no user space maps (the thunk maps the
+ * offset CREATE_QUEUE returned).
+ */
 u64 kfd_bo_mmap_offset(const struct kfdsim_bo *bo)
 {
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
-		return KFD_MMAP_TYPE_DOORBELL |
-		       KFD_MMAP_GPU_ID(bo->pdd->user_gpu_id);
+		return kfd_mmap_offset(KFD_MMAP_TYPE_DOORBELL, bo->pdd);
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR)
 		return bo->user_addr;
 	return drm_vma_node_offset_addr(&bo->gem->base.vma_node);

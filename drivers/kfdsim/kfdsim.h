@@ -223,6 +223,11 @@ enum kfdsim_domain {
  * @pages: one entry per page; VRAM and GTT pages are the driver's own,
  *         userptr pages are pinned user pages
  * @npages: number of entries in @pages
+ * @no_cpu_access: created with amdgpu's NO_CPU_ACCESS flag: no CPU mapping
+ *                 (render node, dma-buf, GEM_MMAP) is allowed, as
+ *                 amdgpu_gem_object_mmap() refuses them. KFD never sets it:
+ *                 since Linux 5.14 KFD VRAM without the PUBLIC flag is
+ *                 CPU-mappable too (the thunk maps every BO).
  */
 struct kfdsim_gem {
 	struct drm_gem_object base;
@@ -230,6 +235,7 @@ struct kfdsim_gem {
 	enum kfdsim_domain domain;
 	struct page **pages;
 	unsigned long npages;
+	bool no_cpu_access;
 };
 
 static inline struct kfdsim_gem *to_kfdsim_gem(struct drm_gem_object *obj)
@@ -243,6 +249,7 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 					     struct mm_struct *mm,
 					     u64 uaddr, u64 size);
 void kfdsim_gem_put(struct kfdsim_gem *bo);
+int kfdsim_gem_cpu_access(const struct kfdsim_gem *bo);
 /* The GTT budget shared by all GPUs, and how much of it is allocated. */
 u64 kfdsim_gtt_limit(void);
 u64 kfdsim_gtt_usage(void);
@@ -574,6 +581,7 @@ int kfd_criu_export_bo(struct kfdsim_bo *bo, struct dma_buf **dmabuf);
 int kfd_chardev_init(void);
 void kfd_chardev_fini(void);
 struct device *kfd_chardev_device(void);
+u64 kfd_mmap_offset(u64 type, const struct kfdsim_pdd *pdd);
 
 int kfd_topology_init(struct device *kfd_dev);
 void kfd_topology_fini(void);

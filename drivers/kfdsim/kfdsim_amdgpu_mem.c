@@ -28,7 +28,9 @@
 
 #include "kfdsim_amdgpu.h"
 
-/* Creation flags accepted; they only steer placement and caching. */
+/* Creation flags accepted; NO_CPU_ACCESS forbids CPU mappings, the others
+ * only steer placement and caching.
+ */
 #define KFDSIM_AMDGPU_CREATE_FLAGS \
 	(AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED | \
 	 AMDGPU_GEM_CREATE_NO_CPU_ACCESS | \
@@ -103,6 +105,10 @@ static const struct vm_operations_struct kfdsim_amdgpu_alias_vm_ops = {
 static int kfdsim_amdgpu_alias_mmap(struct drm_gem_object *obj,
 				    struct vm_area_struct *vma)
 {
+	int ret = kfdsim_gem_cpu_access(to_kfdsim_gem(obj));
+
+	if (ret)
+		return ret;
 	if (is_cow_mapping(vma->vm_flags) &&
 	    !(vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
 		vma->vm_flags &= ~VM_MAYWRITE;
@@ -140,6 +146,7 @@ kfdsim_amdgpu_alias_create(struct kfdsim_gpu *gpu, struct kfdsim_gem *parent)
 	al->gem.domain = parent->domain;
 	al->gem.pages = parent->pages;
 	al->gem.npages = parent->npages;
+	al->gem.no_cpu_access = parent->no_cpu_access;
 	al->gem.base.funcs = &kfdsim_amdgpu_alias_funcs;
 	drm_gem_private_object_init(&gpu->drm, &al->gem.base,
 				    parent->base.size);
@@ -264,6 +271,8 @@ int kfdsim_amdgpu_gem_create(struct drm_device *drm, void *data,
 		bo = kfdsim_gem_create(gpu, KFDSIM_DOMAIN_GTT, size);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
+	bo->no_cpu_access = args->in.domain_flags &
+			    AMDGPU_GEM_CREATE_NO_CPU_ACCESS;
 
 	ret = kfdsim_amdgpu_new_handle(file, bo, &handle);
 	if (ret)
@@ -288,6 +297,10 @@ int kfdsim_amdgpu_gem_mmap(struct drm_device *drm, void *data,
 	/* As amdgpu: user memory is mapped where it already is. */
 	if (to_kfdsim_gem(obj)->domain == KFDSIM_DOMAIN_USERPTR) {
 		kfdsim_amdgpu_reject("GEM_MMAP: handle %u is user memory\n",
+				     args->in.handle);
+		ret = -EPERM;
+	} else if (to_kfdsim_gem(obj)->no_cpu_access) {
+		kfdsim_amdgpu_reject("GEM_MMAP: handle %u was created with NO_CPU_ACCESS\n",
 				     args->in.handle);
 		ret = -EPERM;
 	} else {

@@ -1694,6 +1694,149 @@ CW_TEST(restore_hides_gpus_the_process_did_not_use)
 	}
 }
 
+/*
+ * In a process restored onto another device (its GPU 1 now runs on GPU 0),
+ * /dev/kfd offsets name the device, as upstream's kfd_mmap() resolves
+ * them: a new queue's doorbell offset and a doorbell BO's offset carry
+ * GPU 0's gpu_id, and the queue runs when rung through that mapping. An
+ * offset naming no device fails with ENODEV.
+ */
+static int moved_restored(void *arg, char *msg, size_t len)
+{
+	const struct small_restore *s = arg;
+	uint32_t user_id = s->k->devices[0].user_gpu_id, bad = 1, i;
+	struct kfd_criu_device_bucket dev[1] = { 0 };
+	struct kfd_criu_bo_bucket bos[2] = { 0 };
+	struct kt_gpu gpus[KT_MAX_GPUS];
+	struct kg_queue q;
+	struct kg_bo bo;
+	struct kg_rt rt;
+	uint64_t h, off;
+	int kfd, fd0, ret, n;
+	void *p;
+
+	n = kt_gpus(gpus, KT_MAX_GPUS);
+	kfd = kt_open_kfd();
+	KT_CHECK(n >= 2 && kfd >= 0, "setup");
+	fd0 = kt_open_render(gpus[0].render_minor);
+	KT_CHECK(fd0 >= 0 && user_id == gpus[1].gpu_id, "render / user id");
+	dev[0] = (struct kfd_criu_device_bucket){
+		.user_gpu_id = user_id,
+		.actual_gpu_id = gpus[0].gpu_id,
+		.drm_fd = (uint32_t)fd0,
+	};
+	ret = kc_restore(kfd, s->k, dev, bos);
+	KT_CHECK(!ret, "RESTORE: %s", strerror(-ret));
+	kc_close_dmabufs(bos, s->k->num_bos);
+	/* The memory is back: let the queues run (CRIU sends RESUME). */
+	ret = kc_resume(kfd, getpid());
+	KT_CHECK(!ret, "RESUME: %s", strerror(-ret));
+
+	/* The process's runtime: GPU 1's gpu_id, GPU 0's render node. */
+	memset(&rt, 0, sizeof(rt));
+	rt.e.kfd = kfd;
+	rt.e.ngpus = 1;
+	rt.e.gpu[0] = gpus[0];
+	rt.e.render[0] = fd0;
+	rt.ids[0] = user_id;
+	rt.next_va = KG_VA_BASE;
+	ret = kg_queue_new(&rt, 0, KFD_IOC_QUEUE_TYPE_SDMA, 4096, &q);
+	KT_CHECK(!ret, "CREATE_QUEUE and doorbell mmap: %s", strerror(-ret));
+	KT_CHECK((q.doorbell_offset & KFD_MMAP_TYPE_MASK) ==
+		 KFD_MMAP_TYPE_DOORBELL &&
+		 KFD_MMAP_GET_GPU_ID(q.doorbell_offset) == gpus[0].gpu_id,
+		 "doorbell offset 0x%llx, want gpu_id %u (the device), not %u",
+		 (unsigned long long)q.doorbell_offset, gpus[0].gpu_id,
+		 user_id);
+	ret = kg_bo_new(&rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, KG_MAP_OWN,
+			&bo);
+	KT_CHECK(!ret, "BO: %s", strerror(-ret));
+	ret = kg_sdma_fill(&q, bo.va, 0x5eed, KT_PAGE);
+	if (!ret)
+		ret = kg_queue_wait_idle(&q, KG_TIMEOUT_MS);
+	KT_CHECK(!ret, "SDMA fill rung through the doorbell: %s",
+		 strerror(-ret));
+	for (i = 0; i < KT_PAGE / 4; i++)
+		KT_CHECK(((uint32_t *)bo.cpu)[i] == 0x5eed,
+			 "dword %u of the filled BO: 0x%x", i,
+			 ((uint32_t *)bo.cpu)[i]);
+
+	/* A doorbell BO's mmap offset names the device too. */
+	off = 0;
+	ret = kt_alloc(kfd, user_id, kg_va_hole(&rt), KT_DOORBELL_SIZE,
+		       KT_DOORBELL | KT_WRITABLE, &h, &off);
+	KT_CHECK(!ret, "ALLOC of a doorbell BO: %s", strerror(-ret));
+	KT_CHECK(off == (KFD_MMAP_TYPE_DOORBELL |
+			 KFD_MMAP_GPU_ID(gpus[0].gpu_id)),
+		 "doorbell BO offset 0x%llx", (unsigned long long)off);
+
+	/* No device has gpu_id @bad: ENODEV, as upstream. */
+	for (i = 0; i < (uint32_t)n; i++)
+		if (gpus[i].gpu_id == bad) {
+			bad++;
+			i = (uint32_t)-1;
+		}
+	p = mmap(NULL, KT_DOORBELL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 kfd, (off_t)(KFD_MMAP_TYPE_DOORBELL | KFD_MMAP_GPU_ID(bad)));
+	KT_CHECK(p == MAP_FAILED && errno == ENODEV,
+		 "mmap of the doorbells of gpu_id %u: %s", bad,
+		 p == MAP_FAILED ? strerror(errno) : "mapped");
+	p = mmap(NULL, KT_DOORBELL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 kfd, (off_t)KFD_MMAP_TYPE_DOORBELL);
+	KT_CHECK(p == MAP_FAILED && errno == ENODEV,
+		 "mmap of the doorbells of gpu_id 0: %s",
+		 p == MAP_FAILED ? strerror(errno) : "mapped");
+	ret = kg_queue_free(&q);
+	KT_CHECK(!ret, "DESTROY_QUEUE: %s", strerror(-ret));
+	kg_bo_free(&rt, &bo);
+	kg_close(&rt);
+	return 0;
+}
+
+CW_TEST(restored_doorbells_name_the_device)
+{
+	int pipefd[2], hold[2];
+	struct small_restore sr;
+	struct small_arg sa;
+	char c, msg2[256];
+	pid_t pid;
+
+	CW_NEEDS();
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(hold, O_CLOEXEC));
+	sa = (struct small_arg){ .ngpus = 1, .gpu = 1, .pipe_w = pipefd[1],
+				 .hold_r = hold[0] };
+	fflush(stdout);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(hold[1]);
+		_exit(small_worker(&sa, msg2, sizeof(msg2)) ? 1 : 0);
+	}
+	close(pipefd[1]);
+	close(hold[0]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	close(pipefd[0]);
+	ASSERT_EQ(0, kc_seize(pid, true));
+	self->tfd = kc_getfd(pid, c);
+	ASSERT_LE(0, self->tfd);
+	ASSERT_EQ(0, kc_process_info(self->tfd, &self->img.k));
+	ASSERT_EQ(0, kc_checkpoint(self->tfd, &self->img.k));
+	ASSERT_EQ(0, kc_read_contents(&self->img.k, pid));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, __WALL);
+	close(hold[1]);
+	close(self->tfd);
+	self->tfd = -1;
+	ASSERT_BASELINE("after the worker died");
+
+	sr = (struct small_restore){ .k = &self->img.k, .gpu = 1 };
+	ASSERT_EQ(0, kt_run_child(moved_restored, &sr, M))
+		TH_LOG("%s", self->msg);
+	cw_image_free(&self->img);
+	ASSERT_BASELINE("after the restored process exited");
+}
+
 /* ---- 7. lifetimes ---- */
 
 /*

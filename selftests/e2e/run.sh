@@ -33,7 +33,11 @@
 #                plugin KFD image: restore refuses, with the plugin's
 #                message, and leaves no process
 #   other-node   the same images restored after reloading with seed=1
-#                (other gpu_ids and render minors)
+#                (other gpu_ids and render minors); the restored gpu_app
+#                rings its doorbells (checksum kernel, downloads), so the
+#                plugin must move its /dev/kfd mappings to the new
+#                devices' offsets (left at the old ones, mmap fails with
+#                ENODEV and so does the restore)
 #   too-few      the same images on a node with 1 GPU: restore fails with
 #                the plugin's message
 #   leave        dump --leave-running: the original finishes OK, and so

@@ -437,6 +437,66 @@ TEST_F(libdrm, bo_alloc_cpu_map_free)
 	EXPECT_COUNTERS_BACK();
 }
 
+/*
+ * GEM_CREATE with NO_CPU_ACCESS: no CPU mapping on any path, EPERM, as
+ * amdgpu_gem_object_mmap() and amdgpu's GEM_MMAP refuse them: the GEM_MMAP
+ * ioctl (amdgpu_bo_cpu_map), mmap of its dma-buf, and of the same BO
+ * imported again. The same BO without the flag maps on every path.
+ */
+TEST_F(libdrm, no_cpu_access_bo_is_never_cpu_mapped)
+{
+	struct amdgpu_bo_import_result imp;
+	struct amdgpu_bo_alloc_request req = {
+		.alloc_size = KT_PAGE,
+		.phys_alignment = KT_PAGE,
+		.preferred_heap = AMDGPU_GEM_DOMAIN_VRAM,
+	};
+	amdgpu_bo_handle bo;
+	uint32_t fd;
+	struct ad a;
+	void *cpu;
+	int pass;
+
+	ASSERT_EQ(0, ad_open(self->gpu[0].render_minor, &a));
+	for (pass = 0; pass < 2; pass++) {
+		bool no_cpu = !pass;
+
+		req.flags = no_cpu ? AMDGPU_GEM_CREATE_NO_CPU_ACCESS : 0;
+		ASSERT_EQ(0, amdgpu_bo_alloc(a.dev, &req, &bo));
+		cpu = NULL;
+		EXPECT_EQ(no_cpu ? -EPERM : 0, amdgpu_bo_cpu_map(bo, &cpu));
+		if (cpu)
+			EXPECT_EQ(0, amdgpu_bo_cpu_unmap(bo));
+		ASSERT_EQ(0, amdgpu_bo_export(bo, amdgpu_bo_handle_type_dma_buf_fd,
+					      &fd));
+		cpu = mmap(NULL, KT_PAGE, PROT_READ, MAP_SHARED, (int)fd, 0);
+		if (no_cpu) {
+			EXPECT_TRUE(cpu == MAP_FAILED && errno == EPERM)
+				TH_LOG("mmap of the dma-buf: %s",
+				       cpu == MAP_FAILED ? strerror(errno) :
+				       "mapped");
+		} else {
+			EXPECT_NE(MAP_FAILED, cpu);
+		}
+		if (cpu != MAP_FAILED)
+			munmap(cpu, KT_PAGE);
+		/* Imported again on the same GPU: the same BO. */
+		ASSERT_EQ(0, amdgpu_bo_import(a.dev,
+					      amdgpu_bo_handle_type_dma_buf_fd,
+					      fd, &imp));
+		cpu = NULL;
+		EXPECT_EQ(no_cpu ? -EPERM : 0,
+			  amdgpu_bo_cpu_map(imp.buf_handle, &cpu));
+		if (cpu)
+			EXPECT_EQ(0, amdgpu_bo_cpu_unmap(imp.buf_handle));
+		close((int)fd);
+		EXPECT_EQ(0, amdgpu_bo_free(imp.buf_handle));
+		EXPECT_EQ(0, amdgpu_bo_free(bo));
+	}
+	ad_close(&a);
+	EXPECT_COUNTERS_BACK();
+}
+
 FIXTURE(copy) {
 	struct kt_env e;
 	struct kt_props base;
