@@ -44,6 +44,14 @@
 #                does a restore of those images afterwards
 #   cycles       three dump/restore cycles of one run
 #   tree         a parent and a child process, each with its own /dev/kfd
+#   kill-dump    criu dump SIGKILLed once the plugin paused the queues:
+#                the original keeps running and finishes with the right
+#                RESULT
+#   kill-restore criu restore (of the dump test's images) SIGKILLed once
+#                RESTORE made the queues: a half-restored task that criu
+#                3.17 leaves waiting does not run the app; once it is
+#                killed no KFD object is left; a restore of the same
+#                images afterwards finishes right
 #   stream       criu --stream (skipped: Debian has no criu-image-streamer)
 # and finally: the driver's debugfs counters are all 0 (nothing leaked).
 # Every test waits for its processes to end, so each needs the pid its
@@ -519,6 +527,99 @@ t_tree() {
 	finish tree "$pid" "$exp"
 }
 
+# criu's log is written in bursts, so the moment to kill it is read from
+# the driver: the queues of PID are evicted (a CRIU pause or a RESTORE
+# waiting for RESUME). Shell builtins only: a fork per poll under TCG is
+# slower than the whole pause.
+queues_evicted() {
+	local gpu pid rest ev
+	while read -r gpu pid rest; do
+		ev=${rest##* }
+		[ "$pid" = "$1" ] && [ "$ev" = 1 ] && return 0
+	done </sys/kernel/debug/kfdsim/queues
+	return 1
+}
+
+# criu_killed_when PID WHAT CMD...: run CMD in the background, SIGKILL it
+# as soon as queues_evicted PID. Fails if CMD ended first.
+criu_killed_when() {
+	local pid=$1 what=$2 cpid end
+	shift 2
+	"$@" &
+	cpid=$!
+	end=$(($(date +%s) + run_limit))
+	while ! queues_evicted "$pid"; do
+		if ! kill -0 "$cpid" 2>/dev/null ||
+		   [ "$(date +%s)" -ge "$end" ]; then
+			wait "$cpid"
+			note "criu ended (status $?) before $what"
+			return 1
+		fi
+	done
+	kill -9 "$cpid"
+	wait "$cpid" 2>/dev/null
+	note "criu killed once $what"
+}
+
+# A larger array than the other tests, so that the pause lasts long enough
+# to be seen; a dump that completed before it was seen is tried again.
+t_kill_dump() {
+	local pid dir exp=$work/killdump.exp try
+	local args=(-s $((steps / 8 + 1)) -k "$dispatches" -n 8M)
+	need_plugin || return 2
+	expected "${args[@]}" >"$exp"
+	for try in 1 2 3; do
+		dir=$work/img-killdump$try
+		pid=$(start_app killdump "${args[@]}") || return 1
+		sleep 1
+		mkdir -p "$dir"
+		criu_killed_when "$pid" "the plugin paused the GPU queues" \
+			"$E2E_CRIU" dump -t "$pid" -D "$dir" --shell-job \
+			--libdir "$E2E_PLUGIN_DIR" -v4 -o dump.log && break
+		e2e_kill "$pid"
+		[ "$try" -lt 3 ] || return 1
+	done
+	e2e_alive "$pid" || { note "the original died with criu"; return 1; }
+	finish killdump "$pid" "$exp"
+}
+
+t_kill_restore() {
+	local dir=$work/img-killres exp=$work/main.exp counters
+	counters=/sys/kernel/debug/kfdsim/counters
+	need_plugin || return 2
+	[ -n "$main_dir" ] || { why="needs the dump test's images"; return 2; }
+	e2e_alive "$main_pid" && { note "pid $main_pid is taken"; return 1; }
+	cp -a "$main_dir" "$dir"
+	cp "$dir/app.log" "$work/main.log"
+	criu_killed_when "$main_pid" "RESTORE created the queues" \
+		"$E2E_CRIU" restore -D "$dir" --shell-job \
+		--libdir "$E2E_PLUGIN_DIR" -d -v4 -o restore.log || return 1
+	# criu 3.17's restored tasks wait on criu's futex for the next stage;
+	# with criu gone nothing wakes them. What is asserted: no such task
+	# ever runs the application again, and once it is killed nothing of
+	# it stays in the driver.
+	if ! e2e_wait_exit "$main_pid" 10; then
+		note "half-restored $main_pid left by the dead criu ($(grep '^State' "/proc/$main_pid/status" | tr -s '\t ' ' ')): killed"
+		if [ "$(wc -l <"$work/main.log")" -ne "$(wc -l <"$dir/app.log")" ]; then
+			note "the half-restored process wrote to its log"
+			e2e_kill "$main_pid"
+			return 1
+		fi
+		e2e_kill "$main_pid"
+	fi
+	if ! awk '$2 != 0 { bad = 1 } END { exit bad }' "$counters"; then
+		note "KFD objects left after the killed restore:"
+		show "$counters"
+		return 1
+	fi
+	# Nothing in the way of a real restore of the same images.
+	rm -rf "$dir"
+	cp -a "$main_dir" "$dir"
+	restore_from main "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	finish main "$main_pid" "$exp"
+}
+
 t_stream() {
 	if ! command -v criu-image-streamer >/dev/null; then
 		why="criu-image-streamer not packaged in Debian 12"
@@ -591,6 +692,8 @@ else
 	run_test leave t_leave
 	run_test cycles t_cycles
 	run_test tree t_tree
+	run_test kill-dump t_kill_dump
+	run_test kill-restore t_kill_restore
 	run_test stream t_stream
 
 	# Every process is gone: the driver must hold nothing any more.
