@@ -540,7 +540,7 @@ static int kfdsim_amdgpu_va_check(const struct drm_amdgpu_gem_va *args)
 	if (args->va_address < KFDSIM_AMDGPU_VA_START ||
 	    args->va_address >= KFDSIM_AMDGPU_VA_END ||
 	    args->map_size > KFDSIM_AMDGPU_VA_END - args->va_address) {
-		kfdsim_amdgpu_reject("GEM_VA: 0x%llx size 0x%llx is outside the VM [0x%llx, 0x%llx)\n",
+		kfdsim_amdgpu_reject("GEM_VA: 0x%llx size 0x%llx outside [0x%llx, 0x%llx)\n",
 				     args->va_address, args->map_size,
 				     KFDSIM_AMDGPU_VA_START,
 				     KFDSIM_AMDGPU_VA_END);
