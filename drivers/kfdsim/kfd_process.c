@@ -102,7 +102,7 @@ static void kfd_pdd_free_doorbells(struct kfdsim_pdd *pdd)
  * mappings and CS share it with KFD, as amdgpu's drm file VM becomes the
  * KFD process VM. As amdgpu_amdkfd_gpuvm_acquire_process_vm() and
  * amdgpu_vm_make_compute() do, a file that serves another process, or whose
- * VM has already had mappings, is refused with -EINVAL.
+ * VM already had GEM_VA mappings, is refused with -EINVAL.
  *
  * Return: 0 or -EINVAL.
  */

@@ -258,7 +258,7 @@ u64 kfdsim_gtt_usage(void);
  * @lock: held for reading while the GPU accesses memory through the table,
  *        for writing while mappings change, so a page is never freed while
  *        the GPU is using it
- * @used: something was mapped once (the table is no longer "clean")
+ * @used: the table's owner mapped something once (it is no longer clean)
  */
 struct kfdsim_page_table {
 	struct xarray ptes;
@@ -295,6 +295,7 @@ void kfdsim_vm_destroy(struct kfdsim_vm *vm);
 void kfdsim_vm_share(struct kfdsim_vm *vm, struct kfdsim_vm *owner);
 void kfdsim_vm_unshare(struct kfdsim_vm *vm);
 bool kfdsim_vm_clean(struct kfdsim_vm *vm);
+void kfdsim_vm_mark_used(struct kfdsim_vm *vm);
 int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 		  unsigned long npages, u32 pte_flags);
 void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages);

@@ -499,6 +499,7 @@ static int kfdsim_amdgpu_va_map(struct kfdsim_amdgpu_file *af,
 	}
 	if (ret)
 		return ret;
+	kfdsim_vm_mark_used(&af->vm);
 
 	drm_gem_object_get(&bo->base);
 	m->bo = bo;

@@ -79,17 +79,26 @@ void kfdsim_vm_unshare(struct kfdsim_vm *vm)
 }
 
 /**
- * kfdsim_vm_clean - has nothing ever been mapped into @vm's table?
+ * kfdsim_vm_clean - has the owner of @vm's table never mapped anything?
  * @vm: a VM handle with a table
  *
  * amdgpu_vm_make_compute() refuses a VM whose page tables were already
- * populated; a table that has had a mapping is the simulator's equivalent.
+ * populated by its drm file; a table its owner (the render node file) has
+ * mapped something into is the simulator's equivalent. Mappings a KFD
+ * process made while it shared the table do not count, so a failed CRIU
+ * restore can be retried on the same files.
  */
 bool kfdsim_vm_clean(struct kfdsim_vm *vm)
 {
 	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
 
 	return pt && !READ_ONCE(pt->used);
+}
+
+/* The owner of @vm's table has mapped into it (see kfdsim_vm_clean()). */
+void kfdsim_vm_mark_used(struct kfdsim_vm *vm)
+{
+	WRITE_ONCE(vm->pt->used, true);
 }
 
 static void kfdsim_vm_erase(struct kfdsim_page_table *pt, u64 va,
@@ -139,8 +148,6 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 	if (ret) {
 		kfdsim_vm_erase(pt, va, i);
 		ret = ret == -EBUSY ? -EEXIST : ret;
-	} else {
-		pt->used = true;
 	}
 	up_write(&pt->lock);
 	return ret;
