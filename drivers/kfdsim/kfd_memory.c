@@ -74,16 +74,10 @@ int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
 		mutex_unlock(&p->lock);
 		goto out_put;
 	}
-	/* A render file is one GPU VM: it serves a single process. */
-	if (cmpxchg(&to_kfdsim_file(dfile)->kfd_owner, NULL, p)) {
-		mutex_unlock(&p->lock);
-		kfd_reject("ACQUIRE_VM: fd %u serves another process or an amdgpu VM\n",
-			   args->drm_fd);
-		ret = -EINVAL;
-		goto out_put;
-	}
-	pdd->drm_file = filp;
+	ret = kfd_pdd_bind(pdd, filp, "ACQUIRE_VM");
 	mutex_unlock(&p->lock);
+	if (ret)
+		goto out_put;
 	return 0;
 
 out_put:
@@ -407,7 +401,8 @@ static int kfd_map_targets(struct kfdsim_process *p, const char *op,
  * @targets: mask of GPU indices; GPUs already mapped are skipped
  *
  * All or nothing. Return: 0, -EBUSY for a restored userptr BO whose pages
- * are not back yet, or the page table's errno.
+ * are not back yet, -EINVAL if the range is taken by a GEM_VA mapping of
+ * the bound render node file, or the page table's errno.
  */
 int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets)
 {
@@ -427,6 +422,15 @@ int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets)
 				    kfd_bo_pages(bo, doorbell),
 				    bo->size >> PAGE_SHIFT,
 				    kfd_bo_pte_flags(bo));
+		if (ret == -EEXIST) {
+			/*
+			 * A GEM_VA mapping of the bound render node file is
+			 * there: one VM, so amdgpu_vm_bo_map()'s -EINVAL.
+			 */
+			kfd_reject("MAP: va 0x%llx size 0x%llx overlaps a GEM_VA mapping\n",
+				   bo->va, bo->size);
+			ret = -EINVAL;
+		}
 		if (ret)
 			goto err_unmap;
 		__set_bit(i, &done);

@@ -233,8 +233,16 @@ struct kfdsim_args_loop {
 #define KFDSIM_SDMA_FILL_SIZE_SHIFT	30
 #define KFDSIM_SDMA_FILL_SIZE_DWORD	2
 
-/* Longest linear copy one packet may describe, as on gfx9. */
-#define KFDSIM_SDMA_COPY_MAX_BYTES	(1u << 21)
+/*
+ * COPY_LINEAR and CONST_FILL: the count dword holds the byte count minus
+ * one in its low 22 bits, as on gfx9 (SDMA 4.x), so one packet moves 1 byte
+ * to 4 MiB (amdgpu's sdma_v4_0 copy_max_bytes and fill_max_bytes are both
+ * 0x400000). The engine decodes only that field: the bits above it are
+ * reserved and ignored, as the hardware ignores them.
+ */
+#define KFDSIM_SDMA_COUNT_MASK		0x003fffffu
+#define KFDSIM_SDMA_COPY_MAX_BYTES	(1u << 22)
+#define KFDSIM_SDMA_FILL_MAX_BYTES	(1u << 22)
 
 /*
  * Packet lengths in dwords:
