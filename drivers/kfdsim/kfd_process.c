@@ -108,6 +108,10 @@ static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
 {
 	kfdsim_vm_fini(&pdd->vm);
 	kfd_pdd_free_doorbells(pdd);
+	if (pdd->mmio_page) {
+		__free_page(pdd->mmio_page);
+		atomic_dec(&kfdsim_counters.mmio_pages);
+	}
 	kfd_pdd_unbind(pdd);
 	kfree(pdd);
 	atomic_dec(&kfdsim_counters.pdds);
@@ -343,4 +347,63 @@ int kfd_process_doorbells(struct kfdsim_pdd *pdd)
 	}
 	atomic_inc(&kfdsim_counters.doorbell_slices);
 	return 0;
+}
+
+/**
+ * kfd_process_mmio_page - allocate the MMIO remap page of @pdd if needed
+ * @pdd: process-device data
+ *
+ * Upstream maps the GPU's HDP flush register page; the simulated GPU's
+ * memory is always coherent, so a zeroed page per process and GPU stands in
+ * for it (writes to it flush nothing because nothing needs flushing). A
+ * page of its own per process keeps processes from seeing each other's
+ * writes. It lives as long as the pdd, so CPU and GPU mappings of it stay
+ * valid after the BO that named it is freed. Called from mmap (under
+ * mmap_lock) as well as from ioctls (under the process lock), so it takes
+ * no lock itself: racing callers agree through cmpxchg.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kfd_process_mmio_page(struct kfdsim_pdd *pdd)
+{
+	struct page *page;
+
+	if (READ_ONCE(pdd->mmio_page))
+		return 0;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	if (cmpxchg(&pdd->mmio_page, NULL, page)) {
+		__free_page(page);
+		return 0;
+	}
+	atomic_inc(&kfdsim_counters.mmio_pages);
+	return 0;
+}
+
+/**
+ * kfd_process_pdd_by_gpu_id - the process's state on the device @gpu_id
+ * @p: the process
+ * @gpu_id: the device's actual gpu_id (not the process's name for it), as
+ *          /dev/kfd mmap offsets carry it: upstream's kfd_mmap resolves
+ *          them with kfd_device_by_id()
+ *
+ * Return: the pdd, or NULL if no device has that id.
+ */
+struct kfdsim_pdd *kfd_process_pdd_by_gpu_id(struct kfdsim_process *p,
+					     u32 gpu_id)
+{
+	struct kfdsim_gpu *gpu = kfdsim_gpu_by_id(gpu_id);
+
+	return gpu ? p->pdds[gpu->index] : NULL;
+}
+
+/**
+ * kfd_mmap_offset - the /dev/kfd mmap offset of a per-device mapping
+ * @type: KFD_MMAP_TYPE_*
+ * @gpu: the device; its actual gpu_id goes into the offset
+ */
+u64 kfd_mmap_offset(u64 type, const struct kfdsim_gpu *gpu)
+{
+	return type | KFD_MMAP_GPU_ID(gpu->gpu_id);
 }

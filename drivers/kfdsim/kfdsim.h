@@ -200,6 +200,7 @@ struct kfdsim_counters {
 	atomic_t pinned_pages;
 	atomic_t vm_ptes;	/* valid GPU page-table entries, all VMs */
 	atomic_t doorbell_slices;
+	atomic_t mmio_pages;
 	atomic_t queues;
 };
 
@@ -376,6 +377,12 @@ struct kfdsim_process;
  * @doorbell_maps: CPU mappings of the doorbell slice
  * @nr_aql: compute queues of this process on this GPU
  * @nr_sdma: SDMA queues of this process on this GPU
+ * @mmio_page: the process's simulated MMIO remap (HDP flush) page on this
+ *             GPU, allocated by the first MMIO_REMAP BO and freed with the
+ *             pdd; CPU mappings of it hold a process reference
+ * @scratch_backing_va: SET_SCRATCH_BACKING_VA's address (recorded only)
+ * @tba_addr: SET_TRAP_HANDLER's trap handler code address (recorded only)
+ * @tma_addr: SET_TRAP_HANDLER's trap handler data address (recorded only)
  */
 struct kfdsim_pdd {
 	struct kfdsim_process *p;
@@ -389,6 +396,10 @@ struct kfdsim_pdd {
 	atomic_t doorbell_maps;
 	unsigned int nr_aql;
 	unsigned int nr_sdma;
+	struct page *mmio_page;
+	u64 scratch_backing_va;
+	u64 tba_addr;
+	u64 tma_addr;
 };
 
 /**
@@ -405,6 +416,8 @@ struct kfdsim_pdd {
  * @criu_pauser: thread group that paused the process with PROCESS_INFO
  * @criu_restore_pending: restored, its queues wait for RESUME
  * @events: the process's KFD events (kfd_events.c)
+ * @xnack_enabled: the XNACK mode set with SET_XNACK_MODE (always off: the
+ *                 simulated gfx906 does not support it)
  */
 struct kfdsim_process {
 	struct kref ref;
@@ -419,6 +432,7 @@ struct kfdsim_process {
 	struct pid *criu_pauser;
 	bool criu_restore_pending;
 	struct kfd_event_table events;
+	bool xnack_enabled;
 };
 
 /**
@@ -463,6 +477,10 @@ void kfd_process_put(struct kfdsim_process *p);
 struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p,
 					 u32 gpu_id);
 int kfd_process_doorbells(struct kfdsim_pdd *pdd);
+int kfd_process_mmio_page(struct kfdsim_pdd *pdd);
+struct kfdsim_pdd *kfd_process_pdd_by_gpu_id(struct kfdsim_process *p,
+					     u32 gpu_id);
+u64 kfd_mmap_offset(u64 type, const struct kfdsim_gpu *gpu);
 void kfd_process_teardown_bo(struct kfdsim_bo *bo);
 
 /* ---- queues (kfd_queue.c) and the command processor (kfdsim_cp.c) ---- */
