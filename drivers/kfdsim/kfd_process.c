@@ -148,6 +148,10 @@ static void kfd_pdd_unbind(struct kfdsim_pdd *pdd)
 static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
 {
 	kfd_pdd_free_doorbells(pdd);
+	if (pdd->mmio_page) {
+		__free_page(pdd->mmio_page);
+		atomic_dec(&kfdsim_counters.mmio_pages);
+	}
 	kfd_pdd_unbind(pdd);
 	kfree(pdd);
 	atomic_dec(&kfdsim_counters.pdds);
@@ -382,5 +386,37 @@ int kfd_process_doorbells(struct kfdsim_pdd *pdd)
 		return 0;
 	}
 	atomic_inc(&kfdsim_counters.doorbell_slices);
+	return 0;
+}
+
+/**
+ * kfd_process_mmio_page - allocate the MMIO remap page of @pdd if needed
+ * @pdd: process-device data
+ *
+ * Upstream maps the GPU's HDP flush register page; the simulated GPU's
+ * memory is always coherent, so a zeroed page per process and GPU stands in
+ * for it (writes to it flush nothing because nothing needs flushing). A
+ * page of its own per process keeps processes from seeing each other's
+ * writes. It lives as long as the pdd, so CPU and GPU mappings of it stay
+ * valid after the BO that named it is freed. Called from mmap (under
+ * mmap_lock) as well as from ioctls (under the process lock), so it takes
+ * no lock itself: racing callers agree through cmpxchg.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kfd_process_mmio_page(struct kfdsim_pdd *pdd)
+{
+	struct page *page;
+
+	if (READ_ONCE(pdd->mmio_page))
+		return 0;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	if (cmpxchg(&pdd->mmio_page, NULL, page)) {
+		__free_page(page);
+		return 0;
+	}
+	atomic_inc(&kfdsim_counters.mmio_pages);
 	return 0;
 }

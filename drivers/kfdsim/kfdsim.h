@@ -198,6 +198,7 @@ struct kfdsim_counters {
 	atomic_t pinned_pages;
 	atomic_t vm_ptes;	/* valid GPU page-table entries, all VMs */
 	atomic_t doorbell_slices;
+	atomic_t mmio_pages;
 	atomic_t queues;
 };
 
@@ -399,6 +400,12 @@ struct kfdsim_process;
  * @doorbell_maps: CPU mappings of the doorbell slice
  * @nr_aql: compute queues of this process on this GPU
  * @nr_sdma: SDMA queues of this process on this GPU
+ * @mmio_page: the process's simulated MMIO remap (HDP flush) page on this
+ *             GPU, allocated by the first MMIO_REMAP BO and freed with the
+ *             pdd; CPU mappings of it hold a process reference
+ * @scratch_backing_va: SET_SCRATCH_BACKING_VA's address (recorded only)
+ * @tba_addr: SET_TRAP_HANDLER's trap handler code address (recorded only)
+ * @tma_addr: SET_TRAP_HANDLER's trap handler data address (recorded only)
  */
 struct kfdsim_pdd {
 	struct kfdsim_process *p;
@@ -412,6 +419,10 @@ struct kfdsim_pdd {
 	atomic_t doorbell_maps;
 	unsigned int nr_aql;
 	unsigned int nr_sdma;
+	struct page *mmio_page;
+	u64 scratch_backing_va;
+	u64 tba_addr;
+	u64 tma_addr;
 };
 
 /**
@@ -428,6 +439,8 @@ struct kfdsim_pdd {
  * @criu_pauser: thread group that paused the process with PROCESS_INFO
  * @criu_restore_pending: restored, its queues wait for RESUME
  * @events: the process's KFD events (kfd_events.c)
+ * @xnack_enabled: the XNACK mode set with SET_XNACK_MODE (always off: the
+ *                 simulated gfx906 does not support it)
  */
 struct kfdsim_process {
 	struct kref ref;
@@ -442,6 +455,7 @@ struct kfdsim_process {
 	struct pid *criu_pauser;
 	bool criu_restore_pending;
 	struct kfd_event_table events;
+	bool xnack_enabled;
 };
 
 /**
@@ -487,6 +501,7 @@ struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p,
 					 u32 gpu_id);
 int kfd_process_doorbells(struct kfdsim_pdd *pdd);
 int kfd_pdd_bind(struct kfdsim_pdd *pdd, struct file *filp, const char *op);
+int kfd_process_mmio_page(struct kfdsim_pdd *pdd);
 void kfd_process_teardown_bo(struct kfdsim_bo *bo);
 
 /* ---- queues (kfd_queue.c) and the command processor (kfdsim_cp.c) ---- */

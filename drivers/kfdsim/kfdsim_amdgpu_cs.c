@@ -692,6 +692,13 @@ static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
 			ret = -EINVAL;
 			break;
 		}
+		/* Submissions run to the end in the ioctl: nothing can wait. */
+		if (n == -EBUSY) {
+			kfdsim_amdgpu_reject("CS: POLL_REGMEM at IB dword %u does not hold\n",
+					     pos);
+			ret = -EINVAL;
+			break;
+		}
 		if (n < 0 && n != -EAGAIN) {
 			ret = n;
 			break;

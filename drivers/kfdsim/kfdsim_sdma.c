@@ -123,6 +123,70 @@ static int kfdsim_sdma_fill(struct kfdsim_sdma_ctx *ctx, u64 addr, u32 value,
 	return 0;
 }
 
+/* Does @val compare to @ref with POLL_REGMEM function @func? */
+static bool kfdsim_sdma_poll_holds(u32 func, u32 val, u32 ref)
+{
+	switch (func) {
+	case 0:
+		return true;
+	case 1:
+		return val < ref;
+	case 2:
+		return val <= ref;
+	case 3:
+		return val == ref;
+	case 4:
+		return val != ref;
+	case 5:
+		return val >= ref;
+	default:
+		return val > ref;
+	}
+}
+
+/* POLL_REGMEM, as ROCr's SDMA blits wait on signals and flush the HDP. */
+static int kfdsim_sdma_poll(struct kfdsim_sdma_ctx *ctx, const u32 *dw,
+			    struct kfdsim_fault *fault)
+{
+	u32 func = (dw[0] >> KFDSIM_SDMA_POLL_FUNC_SHIFT) &
+		   KFDSIM_SDMA_POLL_FUNC_MASK;
+	u64 addr = kfdsim_sdma_addr(dw[1], dw[2]);
+	u32 val;
+	int ret;
+
+	/*
+	 * A register poll: the HDP flush forms (the HDP_FLUSH bit, or
+	 * ROCr's "always" poll) complete at once; no other register exists.
+	 */
+	if (!(dw[0] & KFDSIM_SDMA_POLL_MEM))
+		return ((dw[0] & KFDSIM_SDMA_POLL_HDP_FLUSH) || !func) ?
+		       KFDSIM_SDMA_POLL_DWORDS : -ENOEXEC;
+	if (func > 6 || !IS_ALIGNED(addr, sizeof(u32)))
+		return -ENOEXEC;
+	ret = kfdsim_vm_read(ctx->vm, addr, &val, sizeof(val), fault);
+	if (ret)
+		return ret;
+	return kfdsim_sdma_poll_holds(func, val & dw[4], dw[3]) ?
+	       KFDSIM_SDMA_POLL_DWORDS : -EBUSY;
+}
+
+/* ATOMIC: only the 64-bit add ROCr uses to decrement a signal. */
+static int kfdsim_sdma_atomic(struct kfdsim_sdma_ctx *ctx, const u32 *dw,
+			      struct kfdsim_fault *fault)
+{
+	u64 addr = kfdsim_sdma_addr(dw[1], dw[2]);
+	s64 old;
+	int ret;
+
+	if ((dw[0] >> KFDSIM_SDMA_ATOMIC_OP_SHIFT) != KFDSIM_SDMA_ATOMIC_ADD64 ||
+	    (dw[0] & KFDSIM_SDMA_ATOMIC_LOOP) || !IS_ALIGNED(addr, sizeof(u64)))
+		return -ENOEXEC;
+	ret = kfdsim_vm_atomic_add64(ctx->vm, addr,
+				     (s64)kfdsim_sdma_addr(dw[3], dw[4]), &old,
+				     fault);
+	return ret ? ret : KFDSIM_SDMA_ATOMIC_DWORDS;
+}
+
 /**
  * kfdsim_sdma_exec - execute the SDMA packet at the start of @dw
  * @ctx: address space, trap and fault callbacks
@@ -134,9 +198,10 @@ static int kfdsim_sdma_fill(struct kfdsim_sdma_ctx *ctx, u64 addr, u32 value,
  * caller checks that the claimed dwords exist before consuming them.
  *
  * Return: dwords consumed (> 0); -EAGAIN if the packet is longer than
- * @ndw; -EFAULT on a GPU page fault the context does not tolerate (no
- * @ctx->fault); -ENOEXEC for a packet the engine does not accept (unknown
- * opcode, misaligned operation); -ENOMEM.
+ * @ndw; -EBUSY for a POLL_REGMEM whose condition does not hold yet (run
+ * it again later); -EFAULT on a GPU page fault the context does not
+ * tolerate (no @ctx->fault); -ENOEXEC for a packet the engine does not
+ * accept (unknown opcode, misaligned operation); -ENOMEM.
  */
 int kfdsim_sdma_exec(struct kfdsim_sdma_ctx *ctx, const u32 *dw, u32 ndw,
 		     struct kfdsim_fault *fault)
@@ -196,6 +261,16 @@ int kfdsim_sdma_exec(struct kfdsim_sdma_ctx *ctx, const u32 *dw, u32 ndw,
 			return -ENOEXEC;
 		ret = kfdsim_sdma_fill(ctx, addr, value, bytes, fault);
 		return ret ? ret : KFDSIM_SDMA_FILL_DWORDS;
+
+	case KFDSIM_SDMA_OP_POLL_REGMEM:
+		if (ndw < KFDSIM_SDMA_POLL_DWORDS)
+			return -EAGAIN;
+		return kfdsim_sdma_poll(ctx, dw, fault);
+
+	case KFDSIM_SDMA_OP_ATOMIC:
+		if (ndw < KFDSIM_SDMA_ATOMIC_DWORDS)
+			return -EAGAIN;
+		return kfdsim_sdma_atomic(ctx, dw, fault);
 
 	default:
 		return -ENOEXEC;

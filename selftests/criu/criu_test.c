@@ -665,7 +665,7 @@ static void s_bo_mmio(struct rctx *c)
 {
 	c->bos[bidx(c, CW_SPARE)].alloc_flags =
 		KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | KT_WRITABLE;
-	c->bos[bidx(c, CW_SPARE)].size = KT_PAGE;
+	c->bos[bidx(c, CW_SPARE)].size = 2 * KT_PAGE;
 }
 static void s_userptr_no_addr(struct rctx *c)
 {
@@ -718,7 +718,7 @@ static const struct bad_case bo_cases[] = {
 	{ "unknown allocation flag", s_bo_flag, EINVAL },
 	{ "two memory domains", s_bo_two_domains, EINVAL },
 	{ "no memory domain", s_bo_no_domain, EINVAL },
-	{ "MMIO_REMAP BO (not simulated)", s_bo_mmio, EOPNOTSUPP },
+	{ "MMIO_REMAP BO larger than a page", s_bo_mmio, EINVAL },
 	{ "userptr BO without an address", s_userptr_no_addr, EINVAL },
 	{ "VRAM BO with a user address", s_vram_with_addr, EINVAL },
 	{ "userptr address not page aligned", s_userptr_unaligned, EINVAL },
