@@ -3,8 +3,8 @@
  * GPU state caught by a checkpoint, carried through RESTORE and finished by
  * the restored process (on the same GPUs, and on the GPUs in reverse order):
  *
- *  - sdma_copy_in_flight: a chain of 1023 COPY_LINEAR packets on an SDMA
- *    queue, each moving one 16 KiB chunk of a 16 MiB VRAM buffer one chunk
+ *  - sdma_copy_in_flight: a chain of 2047 COPY_LINEAR packets on an SDMA
+ *    queue, each moving one 16 KiB chunk of a 32 MiB VRAM buffer one chunk
  *    down, checkpointed mid-ring. The chain is not idempotent (a replayed
  *    or skipped packet changes the result), so exact bytes after restore
  *    prove it resumed at the packet it stopped at. Its trap event fires
@@ -35,9 +35,9 @@
 #define GS_WAIT_MS	120000
 
 #define CHUNK		(16 * 1024)
-#define NCHUNK		1024
+#define NCHUNK		2048
 #define BUF_BYTES	((uint64_t)CHUNK * NCHUNK)
-#define SDMA_RING	(32 * 1024)
+#define SDMA_RING	(64 * 1024)
 #define SEED_BUF	0x5d3a
 #define FENCE_VALUE	0xfeedf00du
 
@@ -508,7 +508,7 @@ static int move(FIXTURE_DATA(gpustate) *self, unsigned int flags,
 	if (gs_checkpoint(self->orig.pid, self->sh->st.rt.e.kfd, &self->ck,
 			  msg, len))
 		return -1;
-	gs_kill(&self->orig);
+	gs_kill_dumped(&self->orig, &self->ck);
 	if (gs_start_restored(&self->rest, self->sh2, &self->sh->st,
 			      &self->ck.img, flags, fn, msg, len) ||
 	    gs_command(&self->rest, C_PAUSED, msg, len) ||
@@ -528,6 +528,10 @@ TEST_F_TIMEOUT(gpustate, sdma_copy_in_flight, 600)
 
 	ASSERT_EQ(0, gs_start(&self->orig, self->sh, sdma_fn, self->msg,
 			      sizeof(self->msg))) TH_LOG("%s", self->msg);
+	/* Seized but running: PROCESS_INFO can follow the first packet. */
+	ASSERT_EQ(0, gs_attach(self->orig.pid, st->rt.e.kfd, &self->ck,
+			       self->msg, sizeof(self->msg)))
+		TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, gs_command(&self->orig, C_RING, self->msg,
 				sizeof(self->msg))) TH_LOG("%s", self->msg);
 	/* Checkpoint as soon as the engine is in the chain. */
@@ -535,9 +539,8 @@ TEST_F_TIMEOUT(gpustate, sdma_copy_in_flight, 600)
 		ASSERT_EQ(0, kg_qinfo(self->orig.pid, st->q[Q0].id, &qi));
 		ASSERT_GT(end, kg_now_ms()) TH_LOG("the SDMA chain does not start");
 	} while (!qi.rptr);
-	ASSERT_EQ(0, gs_checkpoint(self->orig.pid, st->rt.e.kfd, &self->ck,
-				   self->msg, sizeof(self->msg)))
-		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, gs_dump(self->orig.pid, &self->ck, self->msg,
+			     sizeof(self->msg))) TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, kg_qinfo(self->orig.pid, st->q[Q0].id, &qi));
 	ASSERT_TRUE(qi.evicted);
 	ASSERT_LT(0, qi.rptr);
@@ -568,7 +571,7 @@ TEST_F_TIMEOUT(gpustate, sdma_copy_in_flight, 600)
 	       (unsigned long long)st->val[V_END], moved, NCHUNK - 1);
 	ASSERT_EQ((uint64_t)moved * KFDSIM_SDMA_COPY_DWORDS * 4, qi.rptr);
 
-	gs_kill(&self->orig);
+	gs_kill_dumped(&self->orig, &self->ck);
 	ASSERT_EQ(0, gs_start_restored(&self->rest, self->sh2, st,
 				       &self->ck.img, variant->flags, sdma_fn,
 				       self->msg, sizeof(self->msg)))
@@ -612,7 +615,7 @@ TEST_F_TIMEOUT(gpustate, event_waiter, 600)
 		TH_LOG("WAIT_EVENTS returned during the checkpoint: errno %llu result %llu",
 		       (unsigned long long)sh->test[T_RET],
 		       (unsigned long long)sh->test[T_RESULT]);
-	gs_kill(&self->orig);
+	gs_kill_dumped(&self->orig, &self->ck);
 
 	ASSERT_EQ(0, gs_start_restored(&self->rest, self->sh2, &sh->st,
 				       &self->ck.img, variant->flags,

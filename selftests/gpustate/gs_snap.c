@@ -232,15 +232,28 @@ int gs_quit(struct gs_proc *p, char *msg, size_t len)
 
 static int gs_seize_all(pid_t pid, struct gs_ck *ck, char *msg, size_t len)
 {
-	int i, status;
+	int i;
 
 	ck->ntids = gs_tids(pid, ck->tids, GS_MAX_TIDS);
 	if (ck->ntids <= 0)
 		GS_FAIL("threads of %d: %s", pid, strerror(-ck->ntids));
-	for (i = 0; i < ck->ntids; i++) {
-		if (ptrace(PTRACE_SEIZE, ck->tids[i], NULL, NULL) ||
-		    ptrace(PTRACE_INTERRUPT, ck->tids[i], NULL, NULL))
+	for (i = 0; i < ck->ntids; i++)
+		if (ptrace(PTRACE_SEIZE, ck->tids[i], NULL, NULL))
 			GS_FAIL("seize thread %d: %s", ck->tids[i],
+				strerror(errno));
+	return 0;
+}
+
+static int gs_stop_all(struct gs_ck *ck, char *msg, size_t len)
+{
+	int i, status;
+
+	if (ck->stopped)
+		return 0;
+	ck->stopped = true;
+	for (i = 0; i < ck->ntids; i++) {
+		if (ptrace(PTRACE_INTERRUPT, ck->tids[i], NULL, NULL))
+			GS_FAIL("interrupt thread %d: %s", ck->tids[i],
 				strerror(errno));
 		if (waitpid(ck->tids[i], &status, __WALL) != ck->tids[i] ||
 		    !WIFSTOPPED(status))
@@ -249,12 +262,11 @@ static int gs_seize_all(pid_t pid, struct gs_ck *ck, char *msg, size_t len)
 	return 0;
 }
 
-int gs_checkpoint(pid_t pid, int kfd_fd, struct gs_ck *ck, char *msg,
-		  size_t len)
+int gs_attach(pid_t pid, int kfd_fd, struct gs_ck *ck, char *msg,
+	      size_t len)
 {
 	struct kt_gpu gpus[KT_MAX_GPUS];
-	uint64_t t;
-	int n, i, ret;
+	int n, i;
 
 	memset(ck, 0, sizeof(*ck));
 	ck->tfd = -1;
@@ -269,11 +281,21 @@ int gs_checkpoint(pid_t pid, int kfd_fd, struct gs_ck *ck, char *msg,
 	ck->tfd = kc_getfd(pid, kfd_fd);
 	if (ck->tfd < 0)
 		GS_FAIL("pidfd_getfd: %s", strerror(-ck->tfd));
+	return 0;
+}
+
+int gs_dump(pid_t pid, struct gs_ck *ck, char *msg, size_t len)
+{
+	uint64_t t;
+	int ret;
+
 	t = gs_ns();
 	ret = kc_process_info(ck->tfd, &ck->img.k);
 	ck->info_ns = gs_ns() - t;
 	if (ret)
 		GS_FAIL("PROCESS_INFO: %s", strerror(-ret));
+	if (gs_stop_all(ck, msg, len))
+		return -1;
 	t = gs_ns();
 	ret = kc_checkpoint(ck->tfd, &ck->img.k);
 	ck->ckpt_ns = gs_ns() - t;
@@ -287,9 +309,28 @@ int gs_checkpoint(pid_t pid, int kfd_fd, struct gs_ck *ck, char *msg,
 	return 0;
 }
 
+int gs_checkpoint(pid_t pid, int kfd_fd, struct gs_ck *ck, char *msg,
+		  size_t len)
+{
+	if (gs_attach(pid, kfd_fd, ck, msg, len))
+		return -1;
+	/* As CRIU: every thread stopped before the plugin runs. */
+	if (gs_stop_all(ck, msg, len))
+		return -1;
+	return gs_dump(pid, ck, msg, len);
+}
+
 void gs_ck_free(struct gs_ck *ck)
 {
 	cw_image_free(&ck->img);
+	if (ck->tfd >= 0)
+		close(ck->tfd);
+	ck->tfd = -1;
+}
+
+void gs_kill_dumped(struct gs_proc *p, struct gs_ck *ck)
+{
+	gs_kill(p);
 	if (ck->tfd >= 0)
 		close(ck->tfd);
 	ck->tfd = -1;

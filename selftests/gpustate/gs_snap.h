@@ -87,6 +87,7 @@ struct gs_ck {
 	int tfd;
 	pid_t tids[GS_MAX_TIDS];
 	int ntids;
+	bool stopped;
 	uint64_t info_ns, ckpt_ns, read_ns;	/* how long each step took */
 };
 
@@ -97,6 +98,20 @@ struct gs_ck {
  */
 int gs_checkpoint(pid_t pid, int kfd_fd, struct gs_ck *ck, char *msg,
 		  size_t len);
+/*
+ * The same in two steps, for a test that must pause the GPU the moment
+ * something happens: gs_attach() takes the target's fd (seizing its
+ * threads without stopping them), gs_dump() stops every thread, runs
+ * PROCESS_INFO first and the rest after.
+ */
+int gs_attach(pid_t pid, int kfd_fd, struct gs_ck *ck, char *msg,
+	      size_t len);
+int gs_dump(pid_t pid, struct gs_ck *ck, char *msg, size_t len);
+/*
+ * Kill the checkpointed target as CRIU does after a dump, and drop our
+ * copy of its /dev/kfd (which would keep its process, and its VRAM, alive).
+ */
+void gs_kill_dumped(struct gs_proc *p, struct gs_ck *ck);
 /* UNPAUSE the target and detach from its threads; frees the image. */
 int gs_release(struct gs_ck *ck, char *msg, size_t len);
 void gs_ck_free(struct gs_ck *ck);
