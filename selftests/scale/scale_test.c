@@ -6,8 +6,9 @@
  *
  *  - bos: 100, 1,000 and 10,000 BOs (4 KiB, VRAM and GTT alternating,
  *    GPU-mapped) in one process through PROCESS_INFO, CHECKPOINT and
- *    RESTORE; prints each step's time and its cost per BO, and fails if a
- *    kernel step's cost per BO grows more than 3x from 1,000 to 10,000;
+ *    RESTORE; prints each step's time and its cost per BO, and fails if
+ *    CHECKPOINT's or RESTORE's cost per BO at 10,000 is more than 3x the
+ *    larger of its costs at 100 and 1,000 (quadratic growth is 10x);
  *  - short: RESTORE onto a node whose VRAM is held by the still running
  *    original: ENOMEM, no fd and no driver object left (debugfs counters),
  *    and the same image restores once the VRAM is free;
@@ -374,15 +375,23 @@ TEST_F_TIMEOUT(scale, bos_100_1k_10k, 3600)
 			TH_LOG("%s", self->msg);
 		gs_ck_free(&self->ck);
 	}
+	/*
+	 * One timing of a few hundred ms on a shared machine is noisy, so
+	 * compare with the worse of the 100- and 1,000-BO costs: a step
+	 * quadratic in the BOs still costs ~10x (~100x) more per BO at 10k.
+	 */
 	for (s = 0; s < 3; s++) {
-		ksft_print_msg("step %s: cost per BO x%.2f from 1k to 10k BOs\n",
+		double base = cost[0][s] > cost[1][s] ? cost[0][s] : cost[1][s];
+
+		ksft_print_msg("step %s: cost per BO at 10k / at 1k x%.2f, / max(100, 1k) x%.2f\n",
 			       s == 0 ? "PROCESS_INFO" : s == 1 ? "CHECKPOINT" :
-			       "RESTORE", cost[2][s] / cost[1][s]);
+			       "RESTORE", cost[2][s] / cost[1][s],
+			       cost[2][s] / base);
 		/* PROCESS_INFO is cheap enough for timer noise to dominate. */
 		if (s)
-			EXPECT_GT(3.0, cost[2][s] / cost[1][s])
-				TH_LOG("superlinear: %.1f us/BO at 1k, %.1f at 10k",
-				       cost[1][s], cost[2][s]);
+			EXPECT_GT(3.0, cost[2][s] / base)
+				TH_LOG("superlinear: %.1f us/BO at 100, %.1f at 1k, %.1f at 10k",
+				       cost[0][s], cost[1][s], cost[2][s]);
 	}
 }
 
