@@ -32,7 +32,7 @@ LINT_FILES := $(shell find drivers include/uapi -name '*.[ch]' 2>/dev/null | \
 USER_CFLAGS := -Wall -Wextra -Werror -O2 -g
 
 .PHONY: all modules lint checkpatch kbuild-lint linux-source deps install \
-	selftests plugin check check-debug demo bench fuzz clean distclean help \
+	selftests plugin check check-debug demo bench fuzz scale clean distclean help \
 	need-kver
 
 all: modules
@@ -48,6 +48,7 @@ help:
 	@echo "make demo       in the VM: memory, then a CRIU checkpoint/restore"
 	@echo "make bench      criu dump/restore speed, VRAM vs anonymous memory"
 	@echo "make fuzz       the plugin's image fuzzer, then the RESTORE fuzzer in the VM"
+	@echo "make scale      CRIU at scale in the VM: 10k BOs, 8 GPUs, a multi-GiB BO"
 	@echo "make clean      remove build results (distclean: all of $(BUILD)/)"
 
 need-kver:
@@ -197,6 +198,17 @@ fuzz: modules selftests
 		-- sh -c '. selftests/lib/ksft-lib.sh; load 0 && \
 			build/selftests/restore_fuzz_test; r=$$?; \
 			unload fuzz; [ $$r -eq 0 ] && [ "$$failed" -eq 0 ]'
+
+# CRIU at scale (opt-in), in one VM of SCALE_MEM: 100/1k/10k BOs and a
+# restore short of VRAM (2 GPUs of 256 MiB), 8 GPUs, then one VRAM BO of
+# SCALE_BIG_MB MiB on a GPU of SCALE_BIG_MB + 64 MiB. Prints the timings.
+SCALE_MEM ?= 6G
+SCALE_BIG_MB ?= 2048
+scale: modules selftests
+	scripts/vm-run --mem $(SCALE_MEM) --timeout 7200 \
+		--env KFDSIM_INSMOD=only --env KFDSIM_KO=$(CURDIR)/kfdsim.ko \
+		--env KFDSIM_SCALE_BIG_MB=$(SCALE_BIG_MB) \
+		-- selftests/scale/run.sh
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
