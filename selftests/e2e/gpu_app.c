@@ -6,7 +6,11 @@
  * library in between. On every GPU it uses it:
  *
  *   - allocates VRAM, GTT and USERPTR buffer objects, maps them on the GPU
- *     and, VRAM and GTT, on the CPU through the render node;
+ *     and, VRAM and GTT, on the CPU through the render node at the same
+ *     address as on the GPU (ROCm's convention, which AMD's CRIU plugin
+ *     relies on to find a BO's mapping at restore);
+ *   - allocates a DOORBELL BO per GPU and maps the doorbell slice from
+ *     /dev/kfd at its address, as ROCm's thunk does on dGPUs;
  *   - creates an AQL queue (ring in GTT, read/write pointers in USERPTR
  *     memory) and an SDMA queue (ring in USERPTR memory, pointers in GTT);
  *   - uploads its input with SDMA (GTT -> VRAM), runs the loop kernel on it
@@ -117,6 +121,7 @@ struct gpu {
 	int minor;
 	int drm;
 	volatile uint64_t *doorbells;
+	struct bo doorbell;	/* DOORBELL: the slice, mapped at its VA */
 
 	struct bo code;		/* VRAM: kernel descriptors and arguments */
 	struct bo data;		/* VRAM: the array the kernels work on */
@@ -305,7 +310,26 @@ static const char *kind(uint32_t flags)
 		return "VRAM";
 	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
 		return "GTT";
+	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
+		return "DOORBELL";
 	return "USERPTR";
+}
+
+/* CPU-map @bo from @fd at its GPU VA; NULL (errno set) if that fails. */
+static void *map_at(const struct bo *bo, int fd)
+{
+	void *want = (void *)(uintptr_t)bo->va, *p;
+
+	p = mmap(want, bo->size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)bo->offset);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (p != want) {	/* a kernel without MAP_FIXED_NOREPLACE */
+		munmap(p, bo->size);
+		errno = EEXIST;
+		return NULL;
+	}
+	return p;
 }
 
 /*
@@ -352,11 +376,11 @@ static void bo_new(struct gpu *g, struct bo *bo, uint64_t size,
 		bo->cpu = user;
 		return;
 	}
-	bo->cpu = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       g->drm, (off_t)bo->offset);
-	if (bo->cpu == MAP_FAILED)
-		app_fail("mmap %s BO of gpu %d: %s", kind(flags), g->index,
-			 strerror(errno));
+	bo->cpu = map_at(bo, flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL ? kfd :
+			 g->drm);
+	if (!bo->cpu)
+		app_fail("mmap %s BO of gpu %d at %#llx: %s", kind(flags),
+			 g->index, (unsigned long long)bo->va, strerror(errno));
 }
 
 static int bo_free(struct gpu *g, struct bo *bo, bool user)
@@ -421,16 +445,20 @@ static void queue_new(struct gpu *g, uint32_t type, uint64_t ring_va,
 			 g->index, strerror(-ret));
 	*id = a.queue_id;
 
-	/* Both queues of a GPU share the process's doorbell slice. */
+	/*
+	 * Both queues of a GPU share the process's doorbell slice, mapped
+	 * through a DOORBELL BO whose mmap offset is the slice's.
+	 */
 	slice = a.doorbell_offset & ~(DOORBELL_SLICE - 1);
 	if (!g->doorbells) {
-		void *p = mmap(NULL, DOORBELL_SLICE, PROT_READ | PROT_WRITE,
-			       MAP_SHARED, kfd, (off_t)slice);
-
-		if (p == MAP_FAILED)
-			app_fail("mmap doorbells of gpu %d: %s", g->index,
-				 strerror(errno));
-		g->doorbells = p;
+		bo_new(g, &g->doorbell, DOORBELL_SLICE,
+		       KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
+		       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL);
+		if (g->doorbell.offset != slice)
+			app_fail("gpu %d: DOORBELL BO offset %#llx, queue doorbell slice %#llx",
+				 g->index, (unsigned long long)g->doorbell.offset,
+				 (unsigned long long)slice);
+		g->doorbells = g->doorbell.cpu;
 	}
 	*db = g->doorbells + (a.doorbell_offset & (DOORBELL_SLICE - 1)) / 8;
 }
@@ -859,8 +887,9 @@ static void teardown(void)
 			ret = queue_destroy(g->sdma_id);
 		if (ret)
 			app_fail("gpu %d: DESTROY_QUEUE: %s", i, strerror(-ret));
-		munmap((void *)g->doorbells, DOORBELL_SLICE);
-		ret = bo_free(g, &g->code, false);
+		ret = bo_free(g, &g->doorbell, false);
+		if (!ret)
+			ret = bo_free(g, &g->code, false);
 		if (!ret)
 			ret = bo_free(g, &g->data, false);
 		if (!ret)
