@@ -32,8 +32,8 @@ LINT_FILES := $(shell find drivers include/uapi -name '*.[ch]' 2>/dev/null | \
 USER_CFLAGS := -Wall -Wextra -Werror -O2 -g
 
 .PHONY: all modules lint checkpatch kbuild-lint linux-source deps install \
-	selftests plugin check check-debug demo bench fuzz scale clean distclean help \
-	need-kver
+	selftests plugin check check-debug demo bench fuzz scale compat clean \
+	distclean help need-kver
 
 all: modules
 
@@ -49,6 +49,7 @@ help:
 	@echo "make bench      criu dump/restore speed, VRAM vs anonymous memory"
 	@echo "make fuzz       the plugin's image fuzzer, then the RESTORE fuzzer in the VM"
 	@echo "make scale      CRIU at scale in the VM: 10k BOs, 8 GPUs, a multi-GiB BO"
+	@echo "make compat CRIU_SRC=DIR  AMD's CRIU plugin from a CRIU checkout, e2e"
 	@echo "make clean      remove build results (distclean: all of $(BUILD)/)"
 
 need-kver:
@@ -210,12 +211,25 @@ scale: modules selftests
 		--env KFDSIM_SCALE_BIG_MB=$(SCALE_BIG_MB) \
 		-- selftests/scale/run.sh
 
+# Opt-in, not part of `make check`: AMD's own CRIU amdgpu plugin (and, for
+# a CRIU other than Debian's, criu itself) built from the CRIU checkout
+# CRIU_SRC, then the end-to-end tests with it (scripts/compat).
+compat: modules plugin
+	@if [ -z "$(CRIU_SRC)" ]; then \
+		echo "usage: make compat CRIU_SRC=DIR (a CRIU checkout, e.g. tag v3.17.1)" >&2; \
+		exit 2; \
+	fi
+	@scripts/install-deps
+	@scripts/install-deps compat
+	$(MAKE) -C selftests/e2e
+	scripts/compat $(CRIU_SRC)
+
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
 	@if [ -f selftests/Makefile ]; then $(MAKE) -s -C selftests clean; fi
 	@$(MAKE) -s -C selftests/e2e clean
 	@$(MAKE) -s -C userspace-plugin clean
-	rm -rf $(LINT_TREE) $(BUILD)/demo $(CHECK_OUT) $(BUILD)/vm \
+	rm -rf $(LINT_TREE) $(BUILD)/demo $(CHECK_OUT) $(BUILD)/vm $(BUILD)/compat \
 		$(BUILD)/*.log
 
 distclean: clean
