@@ -130,8 +130,12 @@ static int kp_cpu_window(void *ctx, int img, const struct kp_copy_bo *bo,
 	p = mmap(NULL, len, prot, MAP_SHARED, bo->dmabuf_fd, (off_t)off);
 	if (p == MAP_FAILED) {
 		ret = -errno;
-		kp_err("BO 0x%" PRIx64 " (GPU %u): cannot map %zu bytes at offset %" PRIu64 " of its dma-buf: %s",
-		       bo->addr, j->gpu_id, len, off, strerror(-ret));
+		/* amdgpu refuses CPU mappings of NO_CPU_ACCESS BOs. */
+		kp_err("BO 0x%" PRIx64 " (GPU %u): cannot map %zu bytes at offset %" PRIu64 " of its dma-buf: %s%s",
+		       bo->addr, j->gpu_id, len, off, strerror(-ret),
+		       ret == -EPERM ?
+		       " (the kernel allows no CPU access to it; copy it with KFD_BO_COPY=sdma)" :
+		       "");
 		return ret;
 	}
 	ret = kp_dmabuf_sync(j, bo->dmabuf_fd, true);

@@ -41,6 +41,16 @@ struct kp_vma_entry {
 	int local;		/* index of the local GPU */
 };
 
+/*
+ * A /dev/kfd mapping to move: the offset of a doorbell or MMIO BO at
+ * checkpoint -> the one RESTORE returned.
+ */
+struct kp_kfd_entry {
+	uint64_t old_off;
+	uint64_t size;
+	uint64_t new_off;
+};
+
 static struct {
 	pid_t pid;		/* the process this state belongs to */
 	bool has_dump_id;	/* images of other dumps are ignored */
@@ -57,6 +67,12 @@ static struct {
 	struct kp_vma_entry *vmas;
 	size_t nvmas;
 	bool sorted;
+	struct kp_kfd_entry *kfd_vmas;
+	size_t nkfd_vmas;
+	/* devices restored: gpu_id at checkpoint -> gpu_id here */
+	unsigned int ndevs;
+	uint32_t dev_old[KP_MAX_GPUS];
+	uint32_t dev_new[KP_MAX_GPUS];
 } rs;
 
 static void kp_rs_clear(bool close_fds)
@@ -72,6 +88,7 @@ static void kp_rs_clear(bool close_fds)
 	free(rs.ckpt);
 	free(rs.restored);
 	free(rs.vmas);
+	free(rs.kfd_vmas);
 	memset(&rs, 0, sizeof(rs));
 	for (i = 0; i < KP_MAX_GPUS; i++)
 		rs.render_fd[i] = -1;
@@ -310,6 +327,50 @@ static int kp_add_vmas(const KfdProcess *p, const struct kfd_criu_bo_bucket *b,
 	return 0;
 }
 
+/*
+ * The /dev/kfd offsets to move (see kp_update_kfd_vma()): those of the
+ * doorbell and MMIO BOs, as AMD's plugin keeps them, and the device each
+ * checkpointed device now is, for mappings no BO describes.
+ */
+static int kp_add_kfd_vmas(const KfdProcess *p,
+			   const struct kfd_criu_bo_bucket *b,
+			   const struct kfd_criu_device_bucket *devs)
+{
+	const uint32_t kfd_mem = KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
+				 KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP;
+	struct kp_kfd_entry *v;
+	unsigned int j;
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n_bos; i++)
+		if (p->bos[i]->alloc_flags & kfd_mem)
+			n++;
+	v = realloc(rs.kfd_vmas, (rs.nkfd_vmas + n) * sizeof(*v) + 1);
+	if (!v)
+		return -ENOMEM;
+	rs.kfd_vmas = v;
+	for (i = 0; i < p->n_bos; i++) {
+		if (!(p->bos[i]->alloc_flags & kfd_mem))
+			continue;
+		v = &rs.kfd_vmas[rs.nkfd_vmas++];
+		v->old_off = p->bos[i]->offset;
+		v->size = p->bos[i]->size;
+		v->new_off = b[i].restored_offset;
+	}
+	for (i = 0; i < p->n_devices; i++) {
+		for (j = 0; j < rs.ndevs; j++)
+			if (rs.dev_old[j] == p->devices[i]->gpu_id)
+				break;
+		if (j < rs.ndevs)
+			continue;
+		if (rs.ndevs == KP_MAX_GPUS)
+			return -E2BIG;
+		rs.dev_old[rs.ndevs] = p->devices[i]->gpu_id;
+		rs.dev_new[rs.ndevs++] = devs[i].actual_gpu_id;
+	}
+	return 0;
+}
+
 /* Write the BO contents back, one thread per GPU. */
 static int kp_restore_contents(uint32_t id, const KfdProcess *p,
 			       const struct kfd_criu_bo_bucket *b)
@@ -447,6 +508,8 @@ static int kp_restore_process(uint32_t id, int img, const char *name,
 	ret = kp_restore_contents(id, p, bos);
 	if (!ret)
 		ret = kp_add_vmas(p, bos, dev_ckpt);
+	if (!ret)
+		ret = kp_add_kfd_vmas(p, bos, devs);
 	if (!ret)
 		ret = kp_mark_restored(id);
 	if (!ret)
@@ -660,6 +723,8 @@ static const struct kp_vma_entry *kp_find_vma(uint32_t minor, uint64_t off)
 	size_t lo = 0, hi, mid;
 	const struct kp_vma_entry *v;
 
+	if (!rs.nvmas)
+		return NULL;	/* rs.vmas may be NULL: no qsort() of it */
 	if (!rs.sorted) {
 		qsort(rs.vmas, rs.nvmas, sizeof(*rs.vmas), kp_vma_cmp);
 		rs.sorted = true;
@@ -683,6 +748,51 @@ static const struct kp_vma_entry *kp_find_vma(uint32_t minor, uint64_t off)
 	return v;
 }
 
+/*
+ * A mapping of /dev/kfd. Its offset names a device by that device's own
+ * gpu_id (the kernel's mmap resolves it as a device, as amdkfd's kfd_mmap()
+ * does), except the events page's, which names none and stays. So after a
+ * restore on other devices it must move: to the offset RESTORE returned
+ * for the doorbell or MMIO BO it maps, as AMD's plugin does, or, for a
+ * mapping no BO describes (a doorbell slice mapped at the offset
+ * CREATE_QUEUE returned), to the same offset on the device its device is
+ * now. CRIU maps it through a new open of /dev/kfd, which reaches the same
+ * restored process.
+ */
+static int kp_update_kfd_vma(uint64_t addr, uint64_t old_off,
+			     uint64_t *new_off)
+{
+	uint32_t old_id = (uint32_t)KFD_MMAP_GET_GPU_ID(old_off);
+	const struct kp_kfd_entry *v;
+	unsigned int j;
+	size_t i;
+
+	*new_off = old_off;
+	if ((old_off & KFD_MMAP_TYPE_MASK) == KFD_MMAP_TYPE_EVENTS)
+		return 0;
+	for (i = 0; i < rs.nkfd_vmas; i++) {
+		v = &rs.kfd_vmas[i];
+		if (old_off >= v->old_off && old_off - v->old_off < v->size) {
+			*new_off = v->new_off + (old_off - v->old_off);
+			goto moved;
+		}
+	}
+	for (j = 0; j < rs.ndevs; j++) {
+		if (rs.dev_old[j] == old_id) {
+			*new_off = (old_off & ~KFD_MMAP_GPU_ID_MASK) |
+				   KFD_MMAP_GPU_ID(rs.dev_new[j]);
+			goto moved;
+		}
+	}
+	kp_err("mapping 0x%" PRIx64 " of /dev/kfd at offset 0x%" PRIx64 " names gpu_id %u, which no device restored in this process had",
+	       addr, old_off, old_id);
+	return -ENOENT;
+moved:
+	kp_debug("mapping 0x%" PRIx64 ": /dev/kfd offset 0x%" PRIx64 " -> 0x%" PRIx64,
+		 addr, old_off, *new_off);
+	return 1;
+}
+
 int kp_update_vma_map(const char *path, uint64_t addr, uint64_t old_off,
 		      uint64_t *new_off, int *plugin_fd)
 {
@@ -698,15 +808,13 @@ int kp_update_vma_map(const char *path, uint64_t addr, uint64_t old_off,
 	kp_rs_get();
 	kp_adopt_render_fds();
 
-	/* Doorbells and events: same offset, any /dev/kfd of the process. */
 	if (!strcmp(path, "dev/kfd")) {
 		if (!rs.nrestored) {
 			kp_err("mapping 0x%" PRIx64 " of /dev/kfd, but this process restored no /dev/kfd file",
 			       addr);
 			return -ENOENT;
 		}
-		*new_off = old_off;
-		return 0;
+		return kp_update_kfd_vma(addr, old_off, new_off);
 	}
 
 	if (sscanf(path, "dev/dri/renderD%u%n", &minor, &end) != 1 ||

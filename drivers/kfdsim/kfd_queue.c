@@ -201,8 +201,8 @@ int kfd_queue_create(struct kfdsim_pdd *pdd,
 	atomic_inc(&kfdsim_counters.queues);
 
 	args->queue_id = q->id;
-	args->doorbell_offset = KFD_MMAP_TYPE_DOORBELL |
-				KFD_MMAP_GPU_ID(pdd->user_gpu_id) |
+	/* The device's own gpu_id, not the caller's: see kfd_mmap_offset(). */
+	args->doorbell_offset = kfd_mmap_offset(KFD_MMAP_TYPE_DOORBELL, pdd) |
 				(u64)slot * sizeof(u64);
 	return 0;
 

@@ -193,9 +193,33 @@ static const struct vm_operations_struct kfdsim_gem_vm_ops = {
 	.close = drm_gem_vm_close,
 };
 
+/**
+ * kfdsim_gem_cpu_access - may the CPU map @bo?
+ * @bo: the object (or an alias of it)
+ *
+ * As amdgpu_gem_object_mmap() and amdgpu's GEM_MMAP: not an object created
+ * with NO_CPU_ACCESS. Every CPU mapping path asks here: mmap of the render
+ * node and of a dma-buf, and the GEM_MMAP ioctl. Kernel-side access (dma-buf
+ * vmap, begin_cpu_access) is not checked, as upstream does not check it.
+ *
+ * Return: 0, or -EPERM with a log line.
+ */
+int kfdsim_gem_cpu_access(const struct kfdsim_gem *bo)
+{
+	if (!bo->no_cpu_access)
+		return 0;
+	kfd_reject("CPU mapping of a BO created with NO_CPU_ACCESS\n");
+	return -EPERM;
+}
+
 static int kfdsim_gem_mmap(struct drm_gem_object *obj,
 			   struct vm_area_struct *vma)
 {
+	int ret;
+
+	ret = kfdsim_gem_cpu_access(to_kfdsim_gem(obj));
+	if (ret)
+		return ret;
 	/*
 	 * ROCm's thunk reserves the CPU address of a BO it does not map with
 	 * a PROT_NONE, MAP_PRIVATE mapping. As amdgpu does, such a mapping

@@ -454,6 +454,17 @@ static int cw_build(struct kg_rt *rt, struct cw_layout *L, struct cw_view *v,
 
 /* ---- a target's checks ---- */
 
+/* The gpu_id a doorbell offset of GPU @g names in the process now. */
+static uint32_t cw_doorbell_id(const struct cw_layout *L, uint32_t g)
+{
+	int q;
+
+	for (q = 0; q < CW_NQUEUES; q++)
+		if (L->q[q].gpu == g)
+			return KFD_MMAP_GET_GPU_ID(L->q[q].doorbell_offset);
+	return L->gpu_id[g];
+}
+
 static uint64_t *cw_doorbell(struct cw_view *v, const struct cw_layout *L,
 			     int q, char *msg, size_t len)
 {
@@ -657,7 +668,9 @@ static int cw_verify_ids(struct cw_view *v, const struct cw_layout *L,
 	}
 	free(buf);
 
-	/* A new queue: its doorbell offset names the old gpu_id. */
+	/* A new queue: its doorbell offset names the device, not the GPU's
+	 * old gpu_id (the same as the other queues' of that GPU).
+	 */
 	a.ring_base_address = dst + 128 * 1024;
 	a.ring_size = 4096;
 	a.write_pointer_address = dst + 240 * 1024;
@@ -678,9 +691,10 @@ static int cw_verify_ids(struct cw_view *v, const struct cw_layout *L,
 				a.queue_id, (unsigned long long)slot,
 				L->q[q].id);
 	if ((a.doorbell_offset & KFD_MMAP_TYPE_MASK) != KFD_MMAP_TYPE_DOORBELL ||
-	    KFD_MMAP_GET_GPU_ID(a.doorbell_offset) != L->gpu_id[1])
+	    KFD_MMAP_GET_GPU_ID(a.doorbell_offset) != cw_doorbell_id(L, 1))
 		CW_FAIL("new queue's doorbell offset 0x%llx, gpu_id %u wanted",
-			(unsigned long long)a.doorbell_offset, L->gpu_id[1]);
+			(unsigned long long)a.doorbell_offset,
+			cw_doorbell_id(L, 1));
 	/*
 	 * Have it write to the read-only BO: a write fault (the restored GPU
 	 * mapping kept the BO's permissions), reported with the old gpu_id.
@@ -1147,8 +1161,41 @@ int cw_map_userptrs(const struct cw_image *img, bool late, char *msg,
 	return 0;
 }
 
+/* The gpu_id of the device RESTORE put the process's GPU @user_id on. */
+static uint32_t cw_actual_id(const struct cw_image *img,
+			     const struct kfd_criu_device_bucket *dev,
+			     uint32_t user_id)
+{
+	uint32_t i;
+
+	for (i = 0; i < img->k.num_devices; i++)
+		if (dev[i].user_gpu_id == user_id)
+			return dev[i].actual_gpu_id;
+	return 0;
+}
+
+/*
+ * What CRIU and its plugin do for the process's /dev/kfd mappings: a
+ * doorbell offset names the device by its own gpu_id, so after a restore
+ * onto other devices the mappings move to the offsets of the new ones.
+ */
+static void cw_move_doorbells(const struct cw_image *img,
+			      const struct kfd_criu_device_bucket *dev,
+			      struct cw_layout *L)
+{
+	uint64_t off;
+	int q;
+
+	for (q = 0; q < CW_NQUEUES; q++) {
+		off = L->q[q].doorbell_offset & ~KFD_MMAP_GPU_ID_MASK;
+		L->q[q].doorbell_offset = off | KFD_MMAP_GPU_ID(
+			cw_actual_id(img, dev, L->gpu_id[L->q[q].gpu]));
+	}
+}
+
 /* Check what RESTORE returned and write the contents back. */
 static int cw_restore_fill(const struct cw_image *img,
+			   const struct kfd_criu_device_bucket *dev,
 			   struct kfd_criu_bo_bucket *bos, struct cw_layout *L,
 			   char *msg, size_t len)
 {
@@ -1168,9 +1215,11 @@ static int cw_restore_fill(const struct cw_image *img,
 		    bos[i].alloc_flags != in->alloc_flags)
 			CW_FAIL("RESTORE changed the inputs of bucket %u", i);
 		if (!kc_bo_has_dmabuf(in)) {
+			/* Doorbells: the device's own gpu_id, as upstream. */
 			uint64_t want = in->alloc_flags & KT_USERPTR ?
 				in->offset :
-				KFD_MMAP_TYPE_DOORBELL | KFD_MMAP_GPU_ID(user_id);
+				KFD_MMAP_TYPE_DOORBELL |
+				KFD_MMAP_GPU_ID(cw_actual_id(img, dev, user_id));
 
 			if (bos[i].dmabuf_fd != KC_INVALID_FD)
 				CW_FAIL("%s: dmabuf_fd %u, want none",
@@ -1180,6 +1229,7 @@ static int cw_restore_fill(const struct cw_image *img,
 					cw_role_name[r],
 					(unsigned long long)bos[i].restored_offset,
 					(unsigned long long)want);
+			L->bo[r].offset = bos[i].restored_offset;
 			continue;
 		}
 		if (bos[i].dmabuf_fd == KC_INVALID_FD ||
@@ -1327,8 +1377,9 @@ static int cw_restore_proc(struct cw_shared *sh, const struct cw_image *img,
 		if (ret)
 			CW_FAIL("RESTORE: %s", strerror(-ret));
 	}
-	if (cw_restore_fill(img, bos, L, msg, len))
+	if (cw_restore_fill(img, dev, bos, L, msg, len))
 		return -1;
+	cw_move_doorbells(img, dev, L);
 	kc_close_dmabufs(bos, img->k.num_bos);
 	free(bos);
 	if (kc_count_fds() != fds)

@@ -205,6 +205,43 @@ TEST_F(mem, gtt_mmap_zeroed_readback)
 	mmap_readback(_metadata, self, KT_GTT);
 }
 
+/*
+ * VRAM without the PUBLIC flag is CPU-mappable, as since Linux 5.14
+ * ("drm/amdkfd: Allow CPU access for all VRAM BOs"): ROCm's thunk maps
+ * every BO at its GPU VA, PROT_NONE and MAP_PRIVATE when it wants no host
+ * access, and fails the allocation if that mmap fails. Its dma-buf maps
+ * too. A refusal here (-EPERM, as for amdgpu's NO_CPU_ACCESS BOs) would
+ * break ROCm.
+ */
+TEST_F(mem, vram_without_public_is_cpu_mappable)
+{
+	const uint64_t va = KT_VA(0);
+	uint64_t h, off;
+	void *p, *q;
+	int fd;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], va, KT_MIB,
+			      KT_VRAM | KT_WRITABLE, &h, &off));
+	p = mmap((void *)(uintptr_t)va, KT_MIB, PROT_NONE,
+		 MAP_PRIVATE | MAP_FIXED, self->e.render[0], (off_t)off);
+	ASSERT_EQ((void *)(uintptr_t)va, p) TH_LOG("the thunk's PROT_NONE mmap: %s",
+					      strerror(errno));
+	/* It can never become a writable copy. */
+	EXPECT_EQ(-1, mprotect(p, KT_MIB, PROT_READ | PROT_WRITE));
+	q = map_rw(self->e.render[0], off, KT_MIB);
+	ASSERT_NE(MAP_FAILED, q) TH_LOG("mmap: %s", strerror(errno));
+	kt_fill(q, KT_MIB, 41);
+	munmap(q, KT_MIB);
+	ASSERT_EQ(0, kt_export(self->e.kfd, h, O_RDWR | O_CLOEXEC, &fd));
+	q = mmap(NULL, KT_MIB, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, q) TH_LOG("mmap of the dma-buf: %s",
+					strerror(errno));
+	EXPECT_TRUE(kt_check(q, KT_MIB, 41));
+	munmap(q, KT_MIB);
+	close(fd);
+	munmap(p, KT_MIB);
+}
+
 /* Only the render fd bound by ACQUIRE_VM may map the process's BOs. */
 TEST_F(mem, mmap_through_unbound_render_fd_eacces)
 {
