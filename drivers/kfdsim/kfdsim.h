@@ -119,9 +119,12 @@ extern const struct kfdsim_asic kfdsim_gfx906;
  * struct kfdsim_cp - the command processor of one GPU
  * @thread: the kthread that fetches and executes packets
  * @lock: protects @queues and the execution state of every queue on it;
- *        held by @thread while it executes a time slice, so whoever takes
- *        it knows no packet of any queue of this GPU is mid-execution
- * @queues: the queues of all processes on this GPU
+ *        held by @thread while it executes one queue's time slice (and
+ *        dropped between slices), so whoever takes it knows no packet of
+ *        any queue of this GPU is mid-execution
+ * @queues: the queues of all processes on this GPU, in the order the
+ *          current round visits them (a visited queue moves to the tail)
+ * @round: number of the current round; see kfdsim_queue.cp_round
  * @wq: @thread sleeps here while no queue may run
  * @kick: set when a queue may have become runnable
  */
@@ -129,6 +132,7 @@ struct kfdsim_cp {
 	struct task_struct *thread;
 	struct mutex lock;		/* see above */
 	struct list_head queues;
+	u64 round;
 	wait_queue_head_t wq;
 	atomic_t kick;
 };
@@ -564,6 +568,7 @@ struct kfdsim_queue_state {
  * @state: execution state, owned by the CP (protected by its lock)
  * @evicted: the CP must not run the queue (protected by the CP lock)
  * @cp_node: on the GPU's CP queue list
+ * @cp_round: the last CP round that visited the queue (CP lock)
  */
 struct kfdsim_queue {
 	struct kfdsim_pdd *pdd;
@@ -584,6 +589,7 @@ struct kfdsim_queue {
 	struct kfdsim_queue_state state;
 	bool evicted;
 	struct list_head cp_node;
+	u64 cp_round;
 };
 
 int kfdsim_cp_init(struct kfdsim_gpu *gpu);

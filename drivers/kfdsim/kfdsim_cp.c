@@ -12,10 +12,19 @@
  * polls, backing off from KFDSIM_CP_POLL_MIN_US to KFDSIM_CP_POLL_MAX_US while
  * nothing happens, and sleeps without polling while no queue may run at all.
  *
- * The thread holds cp->lock for each round, so anyone who takes the lock
- * knows no packet is mid-execution; a round is bounded by the slices (the
- * kernels and the SDMA engine stop at a workgroup or packet boundary once
- * the slice's deadline passed), which bounds how long eviction waits.
+ * The thread holds cp->lock for one queue's slice at a time and drops it
+ * between queues, so anyone who takes the lock knows no packet is
+ * mid-execution, and waits for at most one slice of one queue whoever owns
+ * it: the kernels and the SDMA engine stop at a workgroup or packet boundary
+ * once the slice's deadline passed, a workgroup has at most
+ * KFDSIM_MAX_WG_SIZE work-items and an SDMA packet moves at most 4 MiB, and
+ * the dispatch progress is saved in the queue state, as for preemption. So
+ * one process's queues cannot hold up another's queue management, eviction
+ * or exit, however much work they have.
+ *
+ * A transient -ENOMEM leaves the queue as it was (nothing of the packet has
+ * run yet) and the packet is retried on a later round, after the idle back
+ * off; only a GPU page fault or a bad packet stops a queue for good.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,7 +42,7 @@
 /* After about a second of idle polling, poll this slowly. */
 #define KFDSIM_CP_POLL_IDLE_US	20000
 #define KFDSIM_CP_IDLE_ROUNDS	250
-/* A round this much longer than its slices means a stuck workgroup. */
+/* A slice this much longer than planned means a slow workgroup or packet. */
 #define KFDSIM_CP_OVERRUN_NS	(2000 * NSEC_PER_MSEC)
 
 enum kfdsim_run {
@@ -54,13 +63,22 @@ u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q)
 	return READ_ONCE(slice[q->doorbell]);
 }
 
-/* Stop @q for good: a GPU page fault or a packet it cannot execute. */
+/*
+ * Stop @q for good: a GPU page fault or a packet it cannot execute. A
+ * transient -ENOMEM only makes the CP retry the packet on a later round.
+ */
 static enum kfdsim_run kfdsim_queue_error(struct kfdsim_queue *q, int err,
 					  const struct kfdsim_fault *fault)
 {
 	struct kfdsim_process *p = q->pdd->p;
 	u32 gpu_id = q->pdd->user_gpu_id;
 
+	if (err == -ENOMEM) {
+		/* Nothing of the packet ran: try it again later. */
+		pr_warn_ratelimited("gpu %u queue %u: out of memory at rptr 0x%llx, retrying\n",
+				    gpu_id, q->id, q->state.rptr);
+		return KFDSIM_RUN_IDLE;
+	}
 	q->state.flags |= KFDSIM_QSTATE_ERROR;
 	if (err == -EFAULT) {
 		pr_info_ratelimited("gpu %u queue %u: GPU page fault at 0x%llx (%s%s), queue stopped\n",
@@ -307,28 +325,55 @@ static enum kfdsim_run kfdsim_run_queue(struct kfdsim_queue *q)
 	return kfdsim_run_sdma(q, deadline);
 }
 
-/* One round over all queues; returns whether any queue may run. */
+/*
+ * Run one slice of @q with the CP lock held; returns whether @q may run.
+ * The lock is taken per queue, so whoever waits for it waits one slice.
+ */
+static bool kfdsim_cp_slice(struct kfdsim_gpu *gpu, struct kfdsim_queue *q,
+			    bool *busy)
+{
+	u64 start;
+
+	if (!kfdsim_queue_runnable(q))
+		return false;
+	start = ktime_get_ns();
+	if (kfdsim_run_queue(q) == KFDSIM_RUN_BUSY)
+		*busy = true;
+	if (ktime_get_ns() - start > KFDSIM_CP_SLICE_NS + KFDSIM_CP_OVERRUN_NS)
+		pr_warn_ratelimited("gpu %u: a slice took %llu ms, a workgroup or packet is slow to preempt\n",
+				    gpu->gpu_id,
+				    (ktime_get_ns() - start) / NSEC_PER_MSEC);
+	return true;
+}
+
+/*
+ * One round over all queues; returns whether any queue may run. A visited
+ * queue moves to the tail, so the round ends when the head has been
+ * visited; a queue added meanwhile runs in this round or the next.
+ */
 static bool kfdsim_cp_round(struct kfdsim_gpu *gpu, bool *busy)
 {
 	struct kfdsim_cp *cp = &gpu->cp;
 	struct kfdsim_queue *q;
 	bool runnable = false;
-	u64 start, slices = 0;
+	u64 round;
 
 	mutex_lock(&cp->lock);
-	start = ktime_get_ns();
-	list_for_each_entry(q, &cp->queues, cp_node) {
-		if (!kfdsim_queue_runnable(q))
-			continue;
-		runnable = true;
-		slices += KFDSIM_CP_SLICE_NS;
-		if (kfdsim_run_queue(q) == KFDSIM_RUN_BUSY)
-			*busy = true;
+	round = ++cp->round;
+	for (;;) {
+		q = list_first_entry_or_null(&cp->queues, struct kfdsim_queue,
+					     cp_node);
+		if (!q || q->cp_round == round)
+			break;
+		q->cp_round = round;
+		list_move_tail(&q->cp_node, &cp->queues);
+		if (kfdsim_cp_slice(gpu, q, busy))
+			runnable = true;
+		/* Let whoever waits for the lock in between two slices. */
+		mutex_unlock(&cp->lock);
+		cond_resched();
+		mutex_lock(&cp->lock);
 	}
-	if (ktime_get_ns() - start > slices + KFDSIM_CP_OVERRUN_NS)
-		pr_warn_ratelimited("gpu %u: a round took %llu ms, a workgroup is too large to preempt quickly\n",
-				    gpu->gpu_id,
-				    (ktime_get_ns() - start) / NSEC_PER_MSEC);
 	mutex_unlock(&cp->lock);
 	return runnable;
 }
@@ -378,6 +423,7 @@ int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 
 	mutex_init(&cp->lock);
 	INIT_LIST_HEAD(&cp->queues);
+	cp->round = 0;
 	init_waitqueue_head(&cp->wq);
 	atomic_set(&cp->kick, 0);
 	cp->thread = kthread_run(kfdsim_cp_thread, gpu, "kfdsim_cp%u",
@@ -402,6 +448,7 @@ void kfdsim_cp_add_queue(struct kfdsim_queue *q)
 	struct kfdsim_gpu *gpu = q->pdd->gpu;
 
 	mutex_lock(&gpu->cp.lock);
+	q->cp_round = 0;
 	list_add_tail(&q->cp_node, &gpu->cp.queues);
 	mutex_unlock(&gpu->cp.lock);
 	kfdsim_cp_kick(gpu);
@@ -436,7 +483,7 @@ static void kfdsim_queue_set_evicted(struct kfdsim_queue *q, bool evicted)
  * no queue of @p is executing and none will until the matching restore;
  * each queue's saved state is consistent (the packet at its rptr either not
  * started, or stopped at a workgroup boundary recorded in its progress).
- * The wait is bounded by one CP round per GPU.
+ * Each queue waits for at most one CP slice (of any process's queue).
  *
  * Return: 0.
  */

@@ -104,6 +104,9 @@ static int kfdsim_geometry(struct kfdsim_run *run,
 		    run->items > U32_MAX)
 			return -ENOEXEC;
 	}
+	/* Bounds the work between two preemption points. */
+	if (run->wg_size > KFDSIM_MAX_WG_SIZE)
+		return -ENOEXEC;
 	/* A workgroup larger than the grid is the whole grid. */
 	run->wg_size = min(run->wg_size, run->items);
 	run->wgs = DIV_ROUND_UP_ULL(run->items, run->wg_size);

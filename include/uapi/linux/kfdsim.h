@@ -116,6 +116,11 @@ struct kfdsim_signal {
 
 #define KFDSIM_KERNEL_MAGIC	0x4d49534bu	/* "KSIM" little endian */
 #define KFDSIM_KERNEL_VERSION	1
+/*
+ * Most work-items in one workgroup, as on gfx9 (ROCr reports 1024 as the
+ * agent's workgroup max size): a dispatch with a larger one is invalid.
+ */
+#define KFDSIM_MAX_WG_SIZE	1024
 
 /**
  * enum kfdsim_kernel_op - the built-in kernels
