@@ -299,7 +299,7 @@ int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data)
 		goto out_unlock;
 
 	cp = &q->pdd->gpu->cp;
-	mutex_lock(&cp->lock);
+	kfdsim_cp_lock(cp);
 	q->ring_va = args->ring_base_address;
 	q->ring_size = args->ring_size;
 	q->percentage = args->queue_percentage;

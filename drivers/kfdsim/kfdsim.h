@@ -121,10 +121,12 @@ extern const struct kfdsim_asic kfdsim_gfx906;
  * @lock: protects @queues and the execution state of every queue on it;
  *        held by @thread while it executes one queue's time slice (and
  *        dropped between slices), so whoever takes it knows no packet of
- *        any queue of this GPU is mid-execution
+ *        any queue of this GPU is mid-execution; others take it with
+ *        kfdsim_cp_lock()
  * @queues: the queues of all processes on this GPU, in the order the
  *          current round visits them (a visited queue moves to the tail)
  * @round: number of the current round; see kfdsim_queue.cp_round
+ * @waiters: callers of kfdsim_cp_lock() waiting for @lock
  * @wq: @thread sleeps here while no queue may run
  * @kick: set when a queue may have become runnable
  */
@@ -133,6 +135,7 @@ struct kfdsim_cp {
 	struct mutex lock;		/* see above */
 	struct list_head queues;
 	u64 round;
+	atomic_t waiters;
 	wait_queue_head_t wq;
 	atomic_t kick;
 };
@@ -594,6 +597,7 @@ struct kfdsim_queue {
 
 int kfdsim_cp_init(struct kfdsim_gpu *gpu);
 void kfdsim_cp_fini(struct kfdsim_gpu *gpu);
+void kfdsim_cp_lock(struct kfdsim_cp *cp);
 void kfdsim_cp_add_queue(struct kfdsim_queue *q);
 void kfdsim_cp_remove_queue(struct kfdsim_queue *q);
 void kfdsim_cp_kick(struct kfdsim_gpu *gpu);

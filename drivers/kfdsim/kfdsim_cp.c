@@ -33,6 +33,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/wait_bit.h>
 
 #include "kfdsim.h"
 
@@ -44,6 +45,8 @@
 #define KFDSIM_CP_IDLE_ROUNDS	250
 /* A slice this much longer than planned means a slow workgroup or packet. */
 #define KFDSIM_CP_OVERRUN_NS	(2000 * NSEC_PER_MSEC)
+/* The longest the thread stands back for kfdsim_cp_lock() callers. */
+#define KFDSIM_CP_YIELD_JIFFIES	(HZ / 10)
 
 enum kfdsim_run {
 	KFDSIM_RUN_IDLE,	/* nothing to do, or waiting on something */
@@ -325,6 +328,32 @@ static enum kfdsim_run kfdsim_run_queue(struct kfdsim_queue *q)
 	return kfdsim_run_sdma(q, deadline);
 }
 
+/**
+ * kfdsim_cp_lock - take the CP lock from outside the CP thread
+ * @cp: the command processor
+ *
+ * The thread drops the lock between two slices and, while anyone waits in
+ * here, lets them have it before it takes the lock again: a plain
+ * mutex_lock() could lose the race to the thread for many slices in a row.
+ */
+void kfdsim_cp_lock(struct kfdsim_cp *cp)
+{
+	atomic_inc(&cp->waiters);
+	mutex_lock(&cp->lock);
+	if (atomic_dec_and_test(&cp->waiters))
+		wake_up_var(&cp->waiters);
+}
+
+/* Between two slices: wait (briefly) until kfdsim_cp_lock() callers got in. */
+static void kfdsim_cp_yield(struct kfdsim_cp *cp)
+{
+	if (atomic_read(&cp->waiters))
+		wait_var_event_timeout(&cp->waiters,
+				       !atomic_read(&cp->waiters),
+				       KFDSIM_CP_YIELD_JIFFIES);
+	cond_resched();
+}
+
 /*
  * Run one slice of @q with the CP lock held; returns whether @q may run.
  * The lock is taken per queue, so whoever waits for it waits one slice.
@@ -371,7 +400,7 @@ static bool kfdsim_cp_round(struct kfdsim_gpu *gpu, bool *busy)
 			runnable = true;
 		/* Let whoever waits for the lock in between two slices. */
 		mutex_unlock(&cp->lock);
-		cond_resched();
+		kfdsim_cp_yield(cp);
 		mutex_lock(&cp->lock);
 	}
 	mutex_unlock(&cp->lock);
@@ -424,6 +453,7 @@ int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 	mutex_init(&cp->lock);
 	INIT_LIST_HEAD(&cp->queues);
 	cp->round = 0;
+	atomic_set(&cp->waiters, 0);
 	init_waitqueue_head(&cp->wq);
 	atomic_set(&cp->kick, 0);
 	cp->thread = kthread_run(kfdsim_cp_thread, gpu, "kfdsim_cp%u",
@@ -447,7 +477,7 @@ void kfdsim_cp_add_queue(struct kfdsim_queue *q)
 {
 	struct kfdsim_gpu *gpu = q->pdd->gpu;
 
-	mutex_lock(&gpu->cp.lock);
+	kfdsim_cp_lock(&gpu->cp);
 	q->cp_round = 0;
 	list_add_tail(&q->cp_node, &gpu->cp.queues);
 	mutex_unlock(&gpu->cp.lock);
@@ -459,7 +489,7 @@ void kfdsim_cp_remove_queue(struct kfdsim_queue *q)
 {
 	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
 
-	mutex_lock(&cp->lock);
+	kfdsim_cp_lock(cp);
 	list_del(&q->cp_node);
 	mutex_unlock(&cp->lock);
 }
@@ -468,7 +498,7 @@ static void kfdsim_queue_set_evicted(struct kfdsim_queue *q, bool evicted)
 {
 	struct kfdsim_gpu *gpu = q->pdd->gpu;
 
-	mutex_lock(&gpu->cp.lock);
+	kfdsim_cp_lock(&gpu->cp);
 	q->evicted = evicted;
 	mutex_unlock(&gpu->cp.lock);
 	if (!evicted)
@@ -527,7 +557,7 @@ void kfdsim_queue_save_state(struct kfdsim_queue *q,
 	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
 
 	WARN_ON(!q->evicted);
-	mutex_lock(&cp->lock);
+	kfdsim_cp_lock(cp);
 	*st = q->state;
 	mutex_unlock(&cp->lock);
 }
@@ -551,7 +581,7 @@ int kfdsim_queue_load_state(struct kfdsim_queue *q,
 	     !IS_ALIGNED(st->rptr, sizeof(u32))))
 		return -EINVAL;
 	WARN_ON(!q->evicted);
-	mutex_lock(&cp->lock);
+	kfdsim_cp_lock(cp);
 	q->state = *st;
 	mutex_unlock(&cp->lock);
 	return 0;

@@ -125,7 +125,7 @@ static int kfdsim_queues_show(struct seq_file *m, void *unused)
 	for (i = 0; i < kfdsim_num_gpus; i++) {
 		struct kfdsim_cp *cp = &kfdsim_gpus[i]->cp;
 
-		mutex_lock(&cp->lock);
+		kfdsim_cp_lock(cp);
 		list_for_each_entry(q, &cp->queues, cp_node)
 			seq_printf(m, "%u %d %u %u %llu %u %u 0x%x %d\n",
 				   kfdsim_gpus[i]->gpu_id,

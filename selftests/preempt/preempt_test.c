@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -625,6 +626,305 @@ TEST_F_TIMEOUT(pre, evict_busy_sdma_queue, 300)
 	for (i = 0; i < ncopies; i++)
 		ASSERT_TRUE(kt_check((char *)dst.cpu + i * chunk, chunk, 77))
 			TH_LOG("copy %d", i);
+}
+
+/*
+ * ---- One process's work does not stall another's queue management ----
+ *
+ * A "hog" process fills GPU 0 with work that never ends: loop kernels over
+ * a 64 MiB buffer with millions of steps, dispatches whose single
+ * workgroup spans the whole buffer, and SDMA queues whose doorbell is 2^40
+ * bytes ahead, so the engine goes round a ring of 4 MiB copies for ever.
+ * Meanwhile this process creates and destroys queues, runs a dispatch,
+ * evicts itself and reaps a process that exits with a queue: each must
+ * take well under a second (the CP holds its lock for one queue's slice,
+ * and a workgroup has at most KFDSIM_MAX_WG_SIZE work-items). The hog's own
+ * small dispatch completes correctly, its over-sized workgroups stop their
+ * queues with a packet error, and killing the hog is just as prompt.
+ */
+#define HOG_BYTES	(64 * KT_MIB)
+#define HOG_SIDE	4096		/* 2-D grid HOG_SIDE^2 = HOG_BYTES / 4 */
+#define HOG_HUGE	12		/* queues with one-workgroup dispatches */
+#define HOG_BIG		4		/* queues with long legal dispatches */
+#define HOG_SDMA	2		/* SDMA queues busy for ever */
+#define HOG_SMALL_N	4096
+#define HOG_SMALL_STEPS	20
+#define OP_MAX_MS	1000		/* what one operation may take */
+
+struct hog_report {
+	uint32_t huge_qid[HOG_HUGE];
+	uint32_t big_qid[HOG_BIG];
+	char msg[200];			/* empty when the hog is fine */
+};
+
+/* An SDMA ring of 4 MiB copies, exactly one ring long, run for ever. */
+static int hog_sdma(struct kg_queue *q,
+		    const struct kg_bo *src, const struct kg_bo *dst)
+{
+	int ret = 0;
+
+	while (!ret && q->windex + 28 <= q->ring_size - 8)
+		ret = kg_sdma_copy(q, dst->va, src->va, src->size, 0);
+	if (!ret)
+		ret = kg_sdma_nop(q, (q->ring_size - q->windex) / 4 - 1);
+	if (ret || q->windex != q->ring_size)
+		return ret ? ret : -EINVAL;
+	__atomic_store_n(q->doorbell, q->windex + (1ULL << 40),
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int hog_fill(struct kg_rt *rt, struct hog_report *r)
+{
+	struct kfdsim_args_loop args = { .steps = UINT32_MAX };
+	struct kfdsim_aql_dispatch pkt;
+	struct kg_bo buf, small, src, dst;
+	struct kg_queue q, sq;
+	struct kg_signal sig;
+	uint32_t a, b, i, *init, *p;
+	int ret, k;
+
+	ret = kg_bo_new(rt, 0, HOG_BYTES, KT_GTT | KT_WRITABLE, 0, &buf);
+	if (ret)
+		return snprintf(r->msg, sizeof(r->msg), "hog bo: %d", ret);
+	args.buf = buf.va;
+	for (k = 0; k < HOG_HUGE + HOG_BIG; k++) {
+		ret = kg_queue_new(rt, 0, AQL, 1024, &q);
+		if (ret)
+			return snprintf(r->msg, sizeof(r->msg),
+					"hog queue %d: %d", k, ret);
+		kg_dispatch_packet(&q, KFDSIM_KERNEL_LOOP, &args, sizeof(args),
+				   HOG_SIDE * HOG_SIDE, WG, 0, &pkt);
+		if (k < HOG_HUGE) {
+			/* One workgroup of 2^24 work-items: too large. */
+			pkt.setup = 2;
+			pkt.grid_size_x = HOG_SIDE;
+			pkt.grid_size_y = HOG_SIDE;
+			pkt.workgroup_size_x = HOG_SIDE;
+			pkt.workgroup_size_y = HOG_SIDE;
+			r->huge_qid[k] = q.id;
+		} else {
+			r->big_qid[k - HOG_HUGE] = q.id;
+		}
+		ret = kg_aql_submit(&q, &pkt);
+		if (ret)
+			return snprintf(r->msg, sizeof(r->msg),
+					"hog dispatch %d: %d", k, ret);
+	}
+	ret = kg_bo_new(rt, 0, KFDSIM_SDMA_COPY_MAX_BYTES, KT_VRAM, 0, &src);
+	if (!ret)
+		ret = kg_bo_new(rt, 0, KFDSIM_SDMA_COPY_MAX_BYTES,
+				KT_GTT | KT_WRITABLE, 0, &dst);
+	for (k = 0; !ret && k < HOG_SDMA; k++) {
+		ret = kg_queue_new(rt, 0, KFD_IOC_QUEUE_TYPE_SDMA, 4096, &sq);
+		if (!ret)
+			ret = hog_sdma(&sq, &src, &dst);
+	}
+	if (ret)
+		return snprintf(r->msg, sizeof(r->msg), "hog sdma: %d", ret);
+
+	/* Small enough work still finishes, and right. */
+	ret = kg_bo_new(rt, 0, 4 * HOG_SMALL_N, KT_GTT | KT_WRITABLE, 0,
+			&small);
+	if (!ret)
+		ret = kg_queue_new(rt, 0, AQL, 1024, &q);
+	if (!ret)
+		ret = kg_signal_new(rt, 1, &sig);
+	init = malloc(4 * HOG_SMALL_N);
+	if (ret || !init)
+		return snprintf(r->msg, sizeof(r->msg), "hog small: %d", ret);
+	kt_fill(init, 4 * HOG_SMALL_N, 7);
+	p = small.cpu;
+	memcpy(p, init, 4 * HOG_SMALL_N);
+	args = (struct kfdsim_args_loop){ .buf = small.va,
+					  .steps = HOG_SMALL_STEPS };
+	ret = kg_dispatch(&q, KFDSIM_KERNEL_LOOP, &args, sizeof(args),
+			  HOG_SMALL_N, 256, sig.va);
+	if (!ret)
+		ret = kg_signal_wait(&sig, 0, KG_TIMEOUT_MS);
+	if (ret)
+		return snprintf(r->msg, sizeof(r->msg),
+				"hog small dispatch: %d", ret);
+	kg_loop_affine(0, HOG_SMALL_STEPS, &a, &b);
+	for (i = 0; i < HOG_SMALL_N; i++)
+		if (p[i] != init[i] * a + b)
+			return snprintf(r->msg, sizeof(r->msg),
+					"hog small: element %u", i);
+	free(init);
+	return 0;
+}
+
+/* Fork the hog; it reports in @r once all its work is queued. */
+static pid_t hog_start(struct hog_report *r)
+{
+	int rep[2];
+	pid_t pid;
+
+	if (pipe(rep))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		struct kg_rt rt;
+
+		close(rep[0]);
+		/* Gone with the test, whatever happens to it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		memset(r, 0, sizeof(*r));
+		if (kg_open(&rt))
+			snprintf(r->msg, sizeof(r->msg), "hog: kg_open");
+		else
+			hog_fill(&rt, r);
+		if (write(rep[1], r, sizeof(*r)) != sizeof(*r))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(rep[1]);
+	if (pid > 0 && read(rep[0], r, sizeof(*r)) != sizeof(*r)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(rep[0]);
+	return pid;
+}
+
+/* A process with a queue and a dispatch, killed: how long to reap it. */
+static uint64_t exit_time_ms(void)
+{
+	int rep[2];
+	uint64_t t0;
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(rep))
+		return UINT64_MAX;
+	pid = fork();
+	if (!pid) {
+		struct kfdsim_args_fill args = { .value = 1 };
+		struct kg_queue q;
+		struct kg_bo buf;
+		struct kg_rt rt;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		c = kg_open(&rt) ||
+		    kg_bo_new(&rt, 0, 4 * N, KT_GTT | KT_WRITABLE, 0, &buf) ||
+		    kg_queue_new(&rt, 0, AQL, 1024, &q);
+		args.dst = buf.va;
+		if (!c)
+			c = kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &args,
+					sizeof(args), N, WG, 0) != 0;
+		if (write(rep[1], &c, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(rep[1]);
+	if (pid < 0 || read(rep[0], &c, 1) != 1 || c) {
+		close(rep[0]);
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return UINT64_MAX;
+	}
+	close(rep[0]);
+	t0 = kg_now_ms();
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return kg_now_ms() - t0;
+}
+
+#define TIMED(max, expr) do {						\
+	uint64_t _t0 = kg_now_ms(), _dt;				\
+	ASSERT_EQ(0, (expr));						\
+	_dt = kg_now_ms() - _t0;					\
+	if (_dt > (max))						\
+		(max) = _dt;						\
+} while (0)
+
+TEST_F_TIMEOUT(pre, other_process_work_does_not_stall_queue_management, 600)
+{
+	uint64_t create = 0, destroy = 0, dispatch = 0, evict = 0, reap;
+	struct kfdsim_args_fill fargs = { .value = 0x5a5a5a5a };
+	struct kt_props base, now;
+	struct hog_report r;
+	struct kg_signal sig;
+	struct kg_qinfo qi;
+	struct kg_queue q;
+	struct kg_bo buf;
+	char msg[512];
+	pid_t hog;
+	int i;
+
+	/* The signal pool and the doorbell slice stay: make them first. */
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, AQL, 1024, &q));
+	ASSERT_EQ(0, kg_queue_free(&q));
+	ASSERT_EQ(0, kt_counters(&base, msg, sizeof(msg)));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * HOG_SMALL_N,
+			       KT_GTT | KT_WRITABLE, 0, &buf));
+	fargs.dst = buf.va;
+	hog = hog_start(&r);
+	ASSERT_GT(hog, 0);
+	ASSERT_STREQ("", r.msg);
+	kg_sleep_ms(300);
+	TH_LOG("the hog is running");
+
+	for (i = 0; i < 5; i++) {
+		TIMED(create, kg_queue_new(&self->rt, 0, AQL, 1024, &q));
+		TIMED(destroy, kg_queue_free(&q));
+		TIMED(create, kg_queue_new(&self->rt, 0,
+					   KFD_IOC_QUEUE_TYPE_SDMA, 4096, &q));
+		TIMED(destroy, kg_queue_free(&q));
+	}
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, AQL, 1024, &q));
+	for (i = 0; i < 3; i++) {
+		kg_signal_store(&sig, 1);
+		ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+					 sizeof(fargs), HOG_SMALL_N, 256,
+					 sig.va));
+		TIMED(dispatch, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS));
+		TIMED(evict, kg_evict(self->pid));
+		ASSERT_EQ(0, kg_restore(self->pid));
+	}
+	ASSERT_EQ(0, kg_queue_free(&q));
+	reap = exit_time_ms();
+	TH_LOG("worst: create %lu ms, destroy %lu ms, dispatch %lu ms, evict %lu ms, exit %lu ms",
+	       (unsigned long)create, (unsigned long)destroy,
+	       (unsigned long)dispatch, (unsigned long)evict,
+	       (unsigned long)reap);
+	EXPECT_LT(create, OP_MAX_MS);
+	EXPECT_LT(destroy, OP_MAX_MS);
+	EXPECT_LT(dispatch, 2 * OP_MAX_MS);
+	EXPECT_LT(evict, OP_MAX_MS);
+	EXPECT_LT(reap, OP_MAX_MS);
+	for (i = 0; i < HOG_SMALL_N; i++)
+		if (((uint32_t *)buf.cpu)[i] != fargs.value)
+			break;
+	EXPECT_EQ(HOG_SMALL_N, i);
+
+	/* Over-sized workgroups are bad packets; the others still run. */
+	for (i = 0; i < HOG_HUGE; i++) {
+		ASSERT_EQ(0, kg_qinfo(hog, r.huge_qid[i], &qi));
+		EXPECT_EQ(1, qi.flags) TH_LOG("huge queue %d", i);
+	}
+	for (i = 0; i < HOG_BIG; i++) {
+		ASSERT_EQ(0, kg_qinfo(hog, r.big_qid[i], &qi));
+		EXPECT_EQ(0, qi.flags) TH_LOG("big queue %d", i);
+		EXPECT_EQ(0, qi.rptr);
+	}
+
+	/* The hog itself dies as promptly, and leaves nothing behind. */
+	reap = kg_now_ms();
+	kill(hog, SIGKILL);
+	ASSERT_EQ(hog, waitpid(hog, NULL, 0));
+	reap = kg_now_ms() - reap;
+	TH_LOG("the hog exited in %lu ms", (unsigned long)reap);
+	EXPECT_LT(reap, OP_MAX_MS);
+	ASSERT_EQ(0, kg_bo_free(&self->rt, &buf));
+	ASSERT_EQ(0, kt_counters(&now, msg, sizeof(msg)));
+	EXPECT_EQ(0, kt_counters_diff(&base, &now, msg, sizeof(msg)))
+		TH_LOG("%s", msg);
 }
 
 TEST_HARNESS_MAIN
