@@ -5,7 +5,9 @@
  * not move), its memory matches the saved progress exactly, and after the
  * restore the result equals an uninterrupted run. Also repeated and nested
  * evictions, every queue and GPU of the process at once, queues created
- * while evicted, and an evicted checksum staying exact.
+ * while evicted, and an evicted checksum staying exact. Last, another
+ * process's endless work (huge grids, over-sized workgroups, SDMA rings run
+ * for ever) delays no one's queue management, eviction or exit.
  *
  * The loop kernel's recurrence is affine per step, so the CPU reference for
  * any number of steps is one multiply-add per element (kg_loop_affine()).
