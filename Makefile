@@ -33,14 +33,14 @@ USER_CFLAGS := -Wall -Wextra -Werror -O2 -g
 
 .PHONY: all modules lint checkpatch kbuild-lint linux-source deps install \
 	selftests plugin check check-debug demo bench fuzz scale compat clean \
-	distclean help need-kver
+	distclean help need-kver klog-tests
 
 all: modules
 
 help:
 	@echo "make deps       install the Debian packages needed (as root)"
 	@echo "make [modules]  build kfdsim.ko here (W=1, fails on any warning)"
-	@echo "make lint       checkpatch --strict, sparse and a clean W=1 build"
+	@echo "make lint       checkpatch --strict, sparse, a clean W=1 build, klog-check tests"
 	@echo "make install    build and install kfdsim with DKMS for \$$KVER"
 	@echo "make selftests  build the test binaries into $(BUILD)/selftests/"
 	@echo "make check      everything: deps, lint, install, selftests in the VM"
@@ -74,7 +74,17 @@ modules: need-kver
 		echo "error: the module build has warnings" >&2; exit 1; \
 	fi
 
-lint: checkpatch kbuild-lint
+lint: checkpatch kbuild-lint klog-tests
+
+# scripts/klog-check, which decides whether a guest kernel log holds a
+# report, against recorded logs: banners pass, every report kind fails.
+klog-tests:
+	@mkdir -p $(BUILD)
+	@echo "  KLOG-CHECK tests"
+	@scripts/klog-tests/run >$(BUILD)/klog-tests.log 2>&1 || \
+		{ cat $(BUILD)/klog-tests.log >&2; exit 1; }
+	@scripts/check-summary-test >$(BUILD)/check-summary-test.log 2>&1 || \
+		{ cat $(BUILD)/check-summary-test.log >&2; exit 1; }
 
 # In file mode (-f) checkpatch skips the checks that only make sense for
 # patches (FILE_PATH_CHANGES) and, with --no-tree, the SPDX license list

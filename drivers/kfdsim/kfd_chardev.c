@@ -402,9 +402,11 @@ static int kfd_mmap_doorbells(struct kfdsim_pdd *pdd,
 			   KFDSIM_DOORBELL_SLICE_SIZE);
 		return -EINVAL;
 	}
+	/* A failed RESTORE may free an unmapped slice: see kfd_process_reset. */
+	mutex_lock(&pdd->doorbell_lock);
 	ret = kfd_process_doorbells(pdd);
 	if (ret)
-		return ret;
+		goto out_unlock;
 
 	vma->vm_flags |= VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_NORESERVE |
 			 VM_DONTDUMP | VM_PFNMAP;
@@ -412,11 +414,13 @@ static int kfd_mmap_doorbells(struct kfdsim_pdd *pdd,
 			      page_to_pfn(pdd->doorbells),
 			      KFDSIM_DOORBELL_SLICE_SIZE, vma->vm_page_prot);
 	if (ret)
-		return ret;
+		goto out_unlock;
 	vma->vm_private_data = pdd;
 	vma->vm_ops = &kfd_doorbell_vm_ops;
 	kfd_doorbell_vm_open(vma);
-	return 0;
+out_unlock:
+	mutex_unlock(&pdd->doorbell_lock);
+	return ret;
 }
 
 static void kfd_mmio_vm_open(struct vm_area_struct *vma)

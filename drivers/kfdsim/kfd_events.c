@@ -20,6 +20,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kfd_ioctl.h>
+#include <linux/kref.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
@@ -51,6 +52,8 @@
 
 /**
  * struct kfd_event_page - the events page of a process
+ * @ref: held by the event table while it is the process's events page,
+ *       and by every user mapping of it
  * @slots: kernel mapping of the KFD_SIGNAL_EVENT_LIMIT slots
  * @pages: the pages behind @slots (the first pages of @bo, if any)
  * @bo: the user's BO holding the page (a reference is held), or NULL when
@@ -58,6 +61,7 @@
  * @handle: the BO's handle, 0 without @bo
  */
 struct kfd_event_page {
+	struct kref ref;
 	u64 *slots;
 	struct page *pages[KFD_EVENT_PAGE_PAGES];
 	struct kfdsim_gem *bo;
@@ -140,6 +144,17 @@ static void kfd_event_page_free(struct kfd_event_page *page)
 	kfree(page);
 }
 
+static void kfd_event_page_release(struct kref *ref)
+{
+	kfd_event_page_free(container_of(ref, struct kfd_event_page, ref));
+}
+
+static void kfd_event_page_put(struct kfd_event_page *page)
+{
+	if (page)
+		kref_put(&page->ref, kfd_event_page_release);
+}
+
 static int kfd_event_page_vmap(struct kfd_event_page *page)
 {
 	page->slots = vmap(page->pages, KFD_EVENT_PAGE_PAGES, VM_MAP,
@@ -155,6 +170,7 @@ static struct kfd_event_page *kfd_event_page_alloc(void)
 	page = kzalloc(sizeof(*page), GFP_KERNEL);
 	if (!page)
 		return NULL;
+	kref_init(&page->ref);
 	for (i = 0; i < KFD_EVENT_PAGE_PAGES; i++) {
 		page->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		if (!page->pages[i])
@@ -256,6 +272,7 @@ int kfd_events_set_page_bo(struct kfdsim_process *p, u64 handle)
 	page = kzalloc(sizeof(*page), GFP_KERNEL);
 	if (!page)
 		return -ENOMEM;
+	kref_init(&page->ref);
 	drm_gem_object_get(&bo->gem->base);
 	page->bo = bo->gem;
 	page->handle = handle;
@@ -301,17 +318,20 @@ u64 kfd_events_page_handle(struct kfdsim_process *p)
 
 static void kfd_events_vm_open(struct vm_area_struct *vma)
 {
-	struct kfdsim_process *p = vma->vm_private_data;
+	struct kfd_event_page *page = vma->vm_private_data;
 
-	kref_get(&p->ref);
+	kref_get(&page->ref);
 }
 
 static void kfd_events_vm_close(struct vm_area_struct *vma)
 {
-	kfd_process_put(vma->vm_private_data);
+	kfd_event_page_put(vma->vm_private_data);
 }
 
-/* The mapping keeps the process, and so its events page, alive. */
+/*
+ * The mapping keeps the page it maps alive, even once a failed RESTORE took
+ * it away from the process (kfd_events_clear()).
+ */
 static const struct vm_operations_struct kfd_events_vm_ops = {
 	.open = kfd_events_vm_open,
 	.close = kfd_events_vm_close,
@@ -340,9 +360,10 @@ int kfd_mmap_events(struct kfdsim_process *p, struct vm_area_struct *vma)
 			      size, PAGE_SIZE << get_order(KFD_EVENT_PAGE_SIZE));
 		return -EINVAL;
 	}
-	/* Once set, the page stays until the process dies. */
 	mutex_lock(&t->lock);
 	page = t->page;
+	if (page)
+		kref_get(&page->ref);
 	mutex_unlock(&t->lock);
 	if (!page) {
 		kfd_ev_reject("mmap of the events page before any signal event\n");
@@ -352,16 +373,19 @@ int kfd_mmap_events(struct kfdsim_process *p, struct vm_area_struct *vma)
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_NORESERVE |
 			 VM_DONTDUMP;
 	ret = vm_map_pages_zero(vma, page->pages, KFD_EVENT_PAGE_PAGES);
-	if (ret)
+	if (ret) {
+		kfd_event_page_put(page);
 		return ret;
+	}
 
 	mutex_lock(&t->lock);
-	WRITE_ONCE(t->nr_slots, min_t(unsigned long, size / sizeof(u64),
-				      KFD_SIGNAL_EVENT_LIMIT));
+	if (t->page == page)
+		WRITE_ONCE(t->nr_slots, min_t(unsigned long,
+					      size / sizeof(u64),
+					      KFD_SIGNAL_EVENT_LIMIT));
 	mutex_unlock(&t->lock);
 
-	kref_get(&p->ref);
-	vma->vm_private_data = p;
+	vma->vm_private_data = page;
 	vma->vm_ops = &kfd_events_vm_ops;
 	return 0;
 }
@@ -370,8 +394,9 @@ int kfd_mmap_events(struct kfdsim_process *p, struct vm_area_struct *vma)
 
 /*
  * Give @ev an id: @want if not NULL, else the lowest free id of its range.
- * Return: 0, -ENOSPC (range or limit exhausted), -EEXIST (@want is taken)
- * or -ENOMEM.
+ * Return: 0, -ENOSPC (range or limit exhausted), -EEXIST (@want is taken),
+ * -EAGAIN (a signal event, but the events page went away since the caller
+ * made sure of it) or -ENOMEM.
  */
 static int kfd_event_insert(struct kfd_event_table *t, struct kfd_event *ev,
 			    const u32 *want)
@@ -380,6 +405,8 @@ static int kfd_event_insert(struct kfd_event_table *t, struct kfd_event *ev,
 	int start, end, id;
 
 	lockdep_assert_held(&t->lock);
+	if (slot && !t->page)
+		return -EAGAIN;
 	if (slot) {
 		start = 1;
 		end = t->nr_slots;
@@ -415,11 +442,6 @@ static int kfd_event_add(struct kfdsim_process *p, u32 type, bool auto_reset,
 	struct kfd_event *ev;
 	int ret;
 
-	if (kfd_event_has_slot(type)) {
-		ret = kfd_event_page_ensure(t);
-		if (ret)
-			return ret;
-	}
 	ev = kzalloc(sizeof(*ev), GFP_KERNEL_ACCOUNT);
 	if (!ev)
 		return -ENOMEM;
@@ -428,11 +450,19 @@ static int kfd_event_add(struct kfdsim_process *p, u32 type, bool auto_reset,
 	ev->signaled = signaled;
 	INIT_LIST_HEAD(&ev->waiters);
 
-	mutex_lock(&t->lock);
-	ret = kfd_event_insert(t, ev, want);
-	if (!ret)
-		*id = ev->id;
-	mutex_unlock(&t->lock);
+	/* A failed RESTORE in another thread may take the page away. */
+	do {
+		if (kfd_event_has_slot(type)) {
+			ret = kfd_event_page_ensure(t);
+			if (ret)
+				break;
+		}
+		mutex_lock(&t->lock);
+		ret = kfd_event_insert(t, ev, want);
+		if (!ret)
+			*id = ev->id;
+		mutex_unlock(&t->lock);
+	} while (ret == -EAGAIN);
 	if (ret)
 		kfree(ev);
 	return ret;
@@ -902,9 +932,36 @@ void kfd_events_fini(struct kfdsim_process *p)
 		kfree(ev);
 	}
 	idr_destroy(&t->events);
-	kfd_event_page_free(t->page);
+	kfd_event_page_put(t->page);
 	t->page = NULL;
 	mutex_destroy(&t->lock);
+}
+
+/**
+ * kfd_events_clear - destroy every event and drop the events page
+ * @p: the process
+ *
+ * Undoes the events part of a failed RESTORE while other threads of @p may
+ * be waiting on the events, creating new ones or mapping the page: the
+ * table's lock, idr and wait queue stay as they are, waiters of the
+ * destroyed events are woken and fail, and the page lives on as long as a
+ * user mapping of it does.
+ */
+void kfd_events_clear(struct kfdsim_process *p)
+{
+	struct kfd_event_table *t = &p->events;
+	struct kfd_event_page *page;
+	struct kfd_event *ev;
+	int id;
+
+	mutex_lock(&t->lock);
+	idr_for_each_entry(&t->events, ev, id)
+		kfd_event_destroy(t, ev);
+	page = t->page;
+	WRITE_ONCE(t->page, NULL);
+	WRITE_ONCE(t->nr_slots, 0);
+	mutex_unlock(&t->lock);
+	kfd_event_page_put(page);
 }
 
 /**

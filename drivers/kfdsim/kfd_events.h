@@ -28,7 +28,8 @@ struct vm_area_struct;
  * @wq: WAIT_EVENTS callers sleep here; woken whenever a waited-on event
  *      fires or is destroyed
  * @page: the events page, NULL until the first signal event or until
- *        user space hands in a buffer for it; never replaced once set
+ *        user space hands in a buffer for it; never replaced once set,
+ *        only dropped by a failed RESTORE (kfd_events_clear())
  * @nr_slots: slots of the events page new signal events may use, from the
  *            size user space mapped (or handed in)
  * @nr_events: events in @events
@@ -47,6 +48,7 @@ struct kfd_event_table {
 /* Life cycle, from kfd_process.c. */
 int kfd_events_init(struct kfdsim_process *p);
 void kfd_events_fini(struct kfdsim_process *p);
+void kfd_events_clear(struct kfdsim_process *p);
 
 /* ioctl handlers, called with no locks held. */
 int kfd_ioctl_create_event(struct kfdsim_process *p, void *data);

@@ -19,6 +19,7 @@
 #include <drm/drm_vma_manager.h>
 
 #include "kfdsim.h"
+#include "kfd_criu.h"
 
 #define KFD_ALLOC_DOMAINS (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | \
 			   KFD_IOC_ALLOC_MEM_FLAGS_GTT | \
@@ -214,8 +215,21 @@ int kfd_bo_create(struct kfdsim_pdd *pdd,
 	}
 	if (id > INT_MAX)
 		return -EINVAL;
+	/* Beyond what RESTORE takes, a checkpoint could never be restored. */
+	if (p->nr_bos >= KFD_CRIU_MAX_BOS) {
+		kfd_reject("ALLOC: the process has %u BOs, the most it may have\n",
+			   p->nr_bos);
+		return -ENOMEM;
+	}
+	/* As the thunk: one doorbell BO per process and GPU. */
+	if ((args->flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) &&
+	    pdd->doorbell_bo) {
+		kfd_reject("ALLOC: gpu_id %u already has a doorbell BO\n",
+			   pdd->user_gpu_id);
+		return -EINVAL;
+	}
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return -ENOMEM;
 	if (args->flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) {
@@ -251,6 +265,9 @@ int kfd_bo_create(struct kfdsim_pdd *pdd,
 	bo->va_node.start = args->va_addr;
 	bo->va_node.last = last;
 	interval_tree_insert(&bo->va_node, &p->va_tree);
+	p->nr_bos++;
+	if (args->flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
+		pdd->doorbell_bo = true;
 	atomic_inc(&kfdsim_counters.bos);
 	*out = bo;
 	return 0;

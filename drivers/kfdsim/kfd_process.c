@@ -30,7 +30,7 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
 {
 	struct kfdsim_pdd *pdd;
 
-	pdd = kzalloc(sizeof(*pdd), GFP_KERNEL);
+	pdd = kzalloc(sizeof(*pdd), GFP_KERNEL_ACCOUNT);
 	if (!pdd)
 		return NULL;
 	pdd->p = p;
@@ -38,6 +38,7 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
 	pdd->user_gpu_id = gpu->gpu_id;
 	/* Handle ids start at 1 so a zeroed handle never names a BO. */
 	idr_init_base(&pdd->bo_idr, 1);
+	mutex_init(&pdd->doorbell_lock);
 	/* No page table until a render-node file is bound (kfd_pdd_bind). */
 	atomic_inc(&kfdsim_counters.pdds);
 	return pdd;
@@ -59,6 +60,9 @@ void kfd_process_teardown_bo(struct kfdsim_bo *bo)
 		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, npages);
 	bo->mapped = 0;
 	interval_tree_remove(&bo->va_node, &p->va_tree);
+	p->nr_bos--;
+	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
+		bo->pdd->doorbell_bo = false;
 
 	if (bo->gem) {
 		struct drm_file *file = bo->pdd->drm_file->private_data;
@@ -153,6 +157,7 @@ static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
 		atomic_dec(&kfdsim_counters.mmio_pages);
 	}
 	kfd_pdd_unbind(pdd);
+	mutex_destroy(&pdd->doorbell_lock);
 	kfree(pdd);
 	atomic_dec(&kfdsim_counters.pdds);
 }
@@ -186,8 +191,13 @@ static void kfd_process_destroy(struct kfdsim_process *p)
  * @p: the process; its lock must be held
  *
  * Undoes a failed RESTORE, which only runs on a fresh process: destroys the
- * queues, events, BOs and VM bindings, and the doorbell slices nobody has
- * mapped, and forgets the restored gpu_ids.
+ * queues, events, BOs and VM bindings and forgets the restored gpu_ids.
+ * Other threads of @p may be using what is not under the process lock
+ * while this runs (WAIT_EVENTS, CREATE_EVENT, mmap of the events page or of
+ * the doorbells), so nothing they can hold is re-initialised or freed: the
+ * events go one by one under their table's lock (kfd_events_clear()) and
+ * a doorbell slice is freed only under its doorbell_lock, when no mapping
+ * has it (an mmap in progress holds that lock until its mapping counts).
  */
 void kfd_process_reset(struct kfdsim_process *p)
 {
@@ -196,8 +206,7 @@ void kfd_process_reset(struct kfdsim_process *p)
 
 	lockdep_assert_held(&p->lock);
 	kfd_queues_destroy_all(p);
-	kfd_events_fini(p);
-	kfd_events_init(p);
+	kfd_events_clear(p);
 	for (i = 0; i < kfdsim_num_gpus; i++) {
 		kfd_pdd_free_bos(p->pdds[i]);
 		idr_init_base(&p->pdds[i]->bo_idr, 1);
@@ -205,8 +214,10 @@ void kfd_process_reset(struct kfdsim_process *p)
 	for (i = 0; i < kfdsim_num_gpus; i++) {
 		pdd = p->pdds[i];
 		kfd_pdd_unbind(pdd);
+		mutex_lock(&pdd->doorbell_lock);
 		if (!atomic_read(&pdd->doorbell_maps))
 			kfd_pdd_free_doorbells(pdd);
+		mutex_unlock(&pdd->doorbell_lock);
 		pdd->user_gpu_id = pdd->gpu->gpu_id;
 	}
 	p->evict_count = 0;
@@ -230,7 +241,7 @@ static struct kfdsim_process *kfd_process_create(void)
 	unsigned int i;
 	int ret;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&p->ref);
@@ -378,7 +389,8 @@ int kfd_process_doorbells(struct kfdsim_pdd *pdd)
 
 	if (READ_ONCE(pdd->doorbells))
 		return 0;
-	page = alloc_pages(GFP_KERNEL | __GFP_ZERO, KFDSIM_DOORBELL_ORDER);
+	page = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_ZERO,
+			   KFDSIM_DOORBELL_ORDER);
 	if (!page)
 		return -ENOMEM;
 	if (cmpxchg(&pdd->doorbells, NULL, page)) {

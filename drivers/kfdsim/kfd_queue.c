@@ -163,7 +163,7 @@ int kfd_queue_create(struct kfdsim_pdd *pdd,
 		return ret;
 	}
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	if (!q) {
 		ret = -ENOMEM;
 		goto err_slot;

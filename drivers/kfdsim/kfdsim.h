@@ -222,6 +222,8 @@ enum kfdsim_domain {
  * @pages: one entry per page; VRAM and GTT pages are the driver's own,
  *         userptr pages are pinned user pages
  * @npages: number of entries in @pages
+ * @mm: userptr only: the address space whose pinned_vm counts the pages
+ *      (mmgrab'ed)
  * @no_cpu_access: created with amdgpu's NO_CPU_ACCESS flag: no CPU mapping
  *                 (render node, dma-buf, GEM_MMAP) is allowed, as
  *                 amdgpu_gem_object_mmap() refuses them. KFD never sets it:
@@ -234,6 +236,7 @@ struct kfdsim_gem {
 	enum kfdsim_domain domain;
 	struct page **pages;
 	unsigned long npages;
+	struct mm_struct *mm;
 	bool no_cpu_access;
 };
 
@@ -263,6 +266,7 @@ u64 kfdsim_gtt_usage(void);
 /**
  * struct kfdsim_page_table - a GPU page table
  * @ptes: GPU page frame number -> PTE (page frame and KFDSIM_PTE_* flags)
+ * @nr_ptes: entries in @ptes
  * @lock: held for reading while the GPU accesses memory through the table,
  *        for writing while mappings change, so a page is never freed while
  *        the GPU is using it
@@ -270,6 +274,7 @@ u64 kfdsim_gtt_usage(void);
  */
 struct kfdsim_page_table {
 	struct xarray ptes;
+	unsigned long nr_ptes;
 	struct rw_semaphore lock;
 	bool used;
 };
@@ -395,9 +400,15 @@ struct kfdsim_process;
  * @vm: this process's GPU VM on this GPU: the page table of @drm_file,
  *      shared with that file's GEM_VA mappings and CS (none before binding)
  * @doorbells: the doorbell slice (an order-1 allocation), allocated on
- *             first use and freed with the process
+ *             first use and freed with the process or by a failed
+ *             RESTORE when nothing maps it
  * @doorbell_used: doorbell slots of the slice taken by queues
+ * @doorbell_lock: held by mmap of the slice from reading @doorbells until
+ *                 @doorbell_maps counts the mapping, and by a failed
+ *                 RESTORE freeing the slice (a leaf lock)
  * @doorbell_maps: CPU mappings of the doorbell slice
+ * @doorbell_bo: the process has a DOORBELL BO on this GPU (at most one, the
+ *               one the thunk allocates)
  * @nr_aql: compute queues of this process on this GPU
  * @nr_sdma: SDMA queues of this process on this GPU
  * @mmio_page: the process's simulated MMIO remap (HDP flush) page on this
@@ -416,7 +427,9 @@ struct kfdsim_pdd {
 	struct kfdsim_vm vm;
 	struct page *doorbells;
 	DECLARE_BITMAP(doorbell_used, KFDSIM_DOORBELLS_PER_SLICE);
+	struct mutex doorbell_lock;	/* see above */
 	atomic_t doorbell_maps;
+	bool doorbell_bo;
 	unsigned int nr_aql;
 	unsigned int nr_sdma;
 	struct page *mmio_page;
@@ -434,6 +447,8 @@ struct kfdsim_pdd {
  * @node: on the global process list
  * @pdds: per-GPU state, indexed by kfdsim_gpu.index; NULL until used
  * @va_tree: GPU VA ranges of all BOs of the process, to refuse overlaps
+ * @nr_bos: BOs of the process, all GPUs (at most KFD_CRIU_MAX_BOS, so that
+ *          every process can be checkpointed and restored)
  * @queues: queue id -> struct kfdsim_queue, all GPUs
  * @evict_count: how many evictions are in force; queues run only at 0
  * @criu_pauser: thread group that paused the process with PROCESS_INFO
@@ -450,6 +465,7 @@ struct kfdsim_process {
 	struct list_head node;
 	struct kfdsim_pdd *pdds[KFDSIM_MAX_GPUS];
 	struct rb_root_cached va_tree;
+	unsigned int nr_bos;
 	struct idr queues;
 	unsigned int evict_count;
 	struct pid *criu_pauser;

@@ -5,7 +5,12 @@
  * VRAM and GTT objects are arrays of pages the driver allocates itself; they
  * belong to no process. VRAM is charged against the GPU's VRAM size, GTT
  * against a global limit of half the system RAM. Userptr objects hold the
- * user's pages pinned for as long as the object lives.
+ * user's pages pinned for as long as the object lives, counted in the
+ * owner's pinned memory (mm->pinned_vm) under RLIMIT_MEMLOCK as other
+ * long-term pins by drivers are (ib_umem_get()). As amdgpu's KFD
+ * memory limits (amdgpu_amdkfd_reserve_mem_limit()), GTT and userptr
+ * objects together are also charged against a system-memory limit of 15/16
+ * of the RAM, before anything is allocated for them.
  *
  * CPU mappings (through the render node or an exported dma-buf) insert the
  * page frames at fault time into a VM_PFNMAP mapping, as amdgpu does for
@@ -25,6 +30,7 @@
 #include "kfdsim.h"
 
 static atomic64_t kfdsim_gtt_used = ATOMIC64_INIT(0);
+static atomic64_t kfdsim_system_used = ATOMIC64_INIT(0);
 
 u64 kfdsim_gtt_limit(void)
 {
@@ -36,25 +42,15 @@ u64 kfdsim_gtt_usage(void)
 	return atomic64_read(&kfdsim_gtt_used);
 }
 
-/* Reserve @size bytes of the domain's budget, or fail with -ENOMEM. */
-static int kfdsim_charge(struct kfdsim_gpu *gpu, enum kfdsim_domain domain,
-			 u64 size)
+static u64 kfdsim_system_limit(void)
 {
-	atomic64_t *used;
-	u64 limit;
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
 
-	switch (domain) {
-	case KFDSIM_DOMAIN_VRAM:
-		used = &gpu->vram_used;
-		limit = gpu->vram_size;
-		break;
-	case KFDSIM_DOMAIN_GTT:
-		used = &kfdsim_gtt_used;
-		limit = kfdsim_gtt_limit();
-		break;
-	default:
-		return 0;
-	}
+	return ram - (ram >> 4);
+}
+
+static int kfdsim_charge_one(atomic64_t *used, u64 limit, u64 size)
+{
 	if (size > limit)
 		return -ENOMEM;
 	if (atomic64_add_return(size, used) > limit) {
@@ -64,13 +60,68 @@ static int kfdsim_charge(struct kfdsim_gpu *gpu, enum kfdsim_domain domain,
 	return 0;
 }
 
+/* Reserve @size bytes of the domain's budgets, or fail with -ENOMEM. */
+static int kfdsim_charge(struct kfdsim_gpu *gpu, enum kfdsim_domain domain,
+			 u64 size)
+{
+	int ret;
+
+	switch (domain) {
+	case KFDSIM_DOMAIN_VRAM:
+		return kfdsim_charge_one(&gpu->vram_used, gpu->vram_size, size);
+	case KFDSIM_DOMAIN_GTT:
+		ret = kfdsim_charge_one(&kfdsim_gtt_used, kfdsim_gtt_limit(),
+					size);
+		if (ret)
+			return ret;
+		ret = kfdsim_charge_one(&kfdsim_system_used,
+					kfdsim_system_limit(), size);
+		if (ret)
+			atomic64_sub(size, &kfdsim_gtt_used);
+		return ret;
+	case KFDSIM_DOMAIN_USERPTR:
+		return kfdsim_charge_one(&kfdsim_system_used,
+					 kfdsim_system_limit(), size);
+	}
+	return -EINVAL;
+}
+
 static void kfdsim_uncharge(struct kfdsim_gpu *gpu, enum kfdsim_domain domain,
 			    u64 size)
 {
-	if (domain == KFDSIM_DOMAIN_VRAM)
+	if (domain == KFDSIM_DOMAIN_VRAM) {
 		atomic64_sub(size, &gpu->vram_used);
-	else if (domain == KFDSIM_DOMAIN_GTT)
+		return;
+	}
+	if (domain == KFDSIM_DOMAIN_GTT)
 		atomic64_sub(size, &kfdsim_gtt_used);
+	atomic64_sub(size, &kfdsim_system_used);
+}
+
+/*
+ * Count @npages long-term pinned pages in @mm's pinned_vm; without
+ * CAP_IPC_LOCK the total may not pass RLIMIT_MEMLOCK. On success @mm is
+ * grabbed until kfdsim_unaccount_pinned().
+ */
+static int kfdsim_account_pinned(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		kfd_reject("userptr of %lu pages: %lld pinned, RLIMIT_MEMLOCK allows %lu\n",
+			   npages, pinned - npages, limit);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	return 0;
+}
+
+static void kfdsim_unaccount_pinned(struct mm_struct *mm, unsigned long npages)
+{
+	atomic64_sub(npages, &mm->pinned_vm);
+	mmdrop(mm);
 }
 
 static void kfdsim_free_pages(struct page **pages, unsigned long n)
@@ -86,10 +137,11 @@ static void kfdsim_gem_free(struct drm_gem_object *obj)
 	if (bo->domain == KFDSIM_DOMAIN_USERPTR) {
 		unpin_user_pages_dirty_lock(bo->pages, bo->npages, true);
 		atomic_sub(bo->npages, &kfdsim_counters.pinned_pages);
+		kfdsim_unaccount_pinned(bo->mm, bo->npages);
 	} else {
 		kfdsim_free_pages(bo->pages, bo->npages);
-		kfdsim_uncharge(bo->gpu, bo->domain, obj->size);
 	}
+	kfdsim_uncharge(bo->gpu, bo->domain, obj->size);
 	kvfree(bo->pages);
 	drm_gem_object_release(obj);
 	kfree(bo);
@@ -199,11 +251,12 @@ static struct kfdsim_gem *kfdsim_gem_alloc(struct kfdsim_gpu *gpu,
 {
 	struct kfdsim_gem *bo;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return NULL;
 	bo->npages = size >> PAGE_SHIFT;
-	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages), GFP_KERNEL);
+	bo->pages = kvcalloc(bo->npages, sizeof(*bo->pages),
+			     GFP_KERNEL_ACCOUNT);
 	if (!bo->pages) {
 		kfree(bo);
 		return NULL;
@@ -250,7 +303,8 @@ struct kfdsim_gem *kfdsim_gem_create(struct kfdsim_gpu *gpu,
 	}
 	for (i = 0; i < bo->npages; i++) {
 		bo->pages[i] = alloc_page(GFP_HIGHUSER | __GFP_ZERO |
-					  __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
+					  __GFP_ACCOUNT | __GFP_NOWARN |
+					  __GFP_RETRY_MAYFAIL);
 		if (!bo->pages[i]) {
 			ret = -ENOMEM;
 			goto err_pages;
@@ -295,8 +349,10 @@ static long kfdsim_pin_remote(struct mm_struct *mm, u64 uaddr,
  * @uaddr: page-aligned user address
  * @size: page-aligned, non-zero
  *
- * Return: the object with one reference, or an ERR_PTR (-EFAULT when the
- * range is not fully backed by writable user memory).
+ * Return: the object with one reference, or an ERR_PTR (-ENOMEM when @size
+ * is beyond the system-memory limit, checked before the page array is
+ * allocated; -EFAULT when the range is not fully backed by writable user
+ * memory).
  */
 struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 					     struct mm_struct *mm,
@@ -304,10 +360,23 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 {
 	struct kfdsim_gem *bo;
 	long pinned;
+	int ret;
 
+	ret = kfdsim_charge(gpu, KFDSIM_DOMAIN_USERPTR, size);
+	if (ret) {
+		kfd_reject("userptr of 0x%llx bytes: system-memory limit of 0x%llx reached\n",
+			   size, kfdsim_system_limit());
+		return ERR_PTR(ret);
+	}
+	ret = kfdsim_account_pinned(mm, size >> PAGE_SHIFT);
+	if (ret)
+		goto err_uncharge;
 	bo = kfdsim_gem_alloc(gpu, KFDSIM_DOMAIN_USERPTR, size);
-	if (!bo)
-		return ERR_PTR(-ENOMEM);
+	if (!bo) {
+		ret = -ENOMEM;
+		goto err_unaccount;
+	}
+	bo->mm = mm;
 
 	if (mm == current->mm)
 		pinned = pin_user_pages_fast(uaddr, bo->npages,
@@ -319,11 +388,18 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 		if (pinned > 0)
 			unpin_user_pages(bo->pages, pinned);
 		kfdsim_gem_discard(bo);
-		return ERR_PTR(pinned < 0 ? (int)pinned : -EFAULT);
+		ret = pinned < 0 ? (int)pinned : -EFAULT;
+		goto err_unaccount;
 	}
 	atomic_add(bo->npages, &kfdsim_counters.pinned_pages);
 	atomic_inc(&kfdsim_counters.gem_objects);
 	return bo;
+
+err_unaccount:
+	kfdsim_unaccount_pinned(mm, size >> PAGE_SHIFT);
+err_uncharge:
+	kfdsim_uncharge(gpu, KFDSIM_DOMAIN_USERPTR, size);
+	return ERR_PTR(ret);
 }
 
 void kfdsim_gem_put(struct kfdsim_gem *bo)

@@ -30,6 +30,17 @@ static void *kfdsim_pte_make(struct page *page, u32 flags)
 			   (flags & KFDSIM_PTE_FLAGS) | KFDSIM_PTE_VALID);
 }
 
+/*
+ * Entries one page table may hold: every page of the RAM mapped twice. The
+ * simulated VRAM is RAM too, so this never bites a sane user, while
+ * mapping one BO at ever new addresses cannot grow the table (kernel
+ * memory) without bound.
+ */
+static unsigned long kfdsim_vm_max_ptes(void)
+{
+	return 2 * totalram_pages();
+}
+
 /**
  * kfdsim_vm_create - give @vm a page table of its own
  * @vm: the VM handle of a render-node file
@@ -111,6 +122,7 @@ static void kfdsim_vm_erase(struct kfdsim_page_table *pt, u64 va,
 		if (xa_erase(&pt->ptes, first + i))
 			removed++;
 	WARN_ON(removed != npages);
+	pt->nr_ptes -= removed;
 	atomic_sub(removed, &kfdsim_counters.vm_ptes);
 }
 
@@ -137,12 +149,19 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 	if (WARN_ON(!pt))
 		return -ENODEV;
 	down_write(&pt->lock);
+	if (npages > kfdsim_vm_max_ptes() - pt->nr_ptes) {
+		up_write(&pt->lock);
+		pr_info_ratelimited("pid %d: GPU page table full: %lu entries, %lu more asked\n",
+				    task_tgid_nr(current), pt->nr_ptes, npages);
+		return -ENOMEM;
+	}
 	for (i = 0; i < npages; i++) {
 		ret = xa_insert(&pt->ptes, first + i,
 				kfdsim_pte_make(pages[i], pte_flags),
-				GFP_KERNEL);
+				GFP_KERNEL_ACCOUNT);
 		if (ret)
 			break;
+		pt->nr_ptes++;
 		atomic_inc(&kfdsim_counters.vm_ptes);
 	}
 	if (ret) {

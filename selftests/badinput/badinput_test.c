@@ -446,6 +446,27 @@ TEST_F(bad, alloc_doorbell_wrong_size)
 	va_still_free(_metadata, self, FREE_VA, KT_DOORBELL_SIZE);
 }
 
+/*
+ * One doorbell BO per process and GPU, as the thunk allocates: a second one
+ * fails and changes nothing; once the first is freed, it works again.
+ */
+TEST_F(bad, alloc_second_doorbell_bo)
+{
+	uint64_t h, h2, off;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(6),
+			      KT_DOORBELL_SIZE, KT_DOORBELL | KT_WRITABLE, &h,
+			      &off));
+	ASSERT_EQ(0, snapshot(&self->e, &self->before));
+	alloc_fails(_metadata, self, self->ids[0], FREE_VA, KT_DOORBELL_SIZE,
+		    KT_DOORBELL | KT_WRITABLE, 0, EINVAL);
+	EXPECT_EQ(0, kt_free(self->e.kfd, h));
+	EXPECT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], FREE_VA,
+			      KT_DOORBELL_SIZE, KT_DOORBELL | KT_WRITABLE,
+			      &h2, &off));
+	EXPECT_EQ(0, kt_free(self->e.kfd, h2));
+}
+
 TEST_F(bad, alloc_userptr_unaligned)
 {
 	char *user = mmap(NULL, 2 * KT_MIB, PROT_READ | PROT_WRITE,
@@ -473,6 +494,33 @@ TEST_F(bad, alloc_userptr_unmapped)
 		    KT_USERPTR, (uintptr_t)user + KT_PAGE, EFAULT);
 	munmap(user, KT_PAGE);
 	va_still_free(_metadata, self, FREE_VA, KT_MIB);
+}
+
+/*
+ * A userptr beyond the system-memory limit (15/16 of the RAM, as amdgpu's
+ * KFD limit) fails with ENOMEM before the kernel allocates anything for
+ * it: 1 TiB (whose page array alone would be 2 GiB, beyond what kvmalloc
+ * accepts), just under that, and one page more than the guest's RAM. The
+ * address is mapped only for its first page, so a kernel that tried to pin
+ * would say EFAULT instead.
+ */
+TEST_F(bad, alloc_userptr_beyond_system_memory)
+{
+	const uint64_t sizes[] = {
+		1ULL << 40, (1ULL << 40) - 2 * KT_MIB,
+		(uint64_t)sysconf(_SC_PHYS_PAGES) * KT_PAGE + KT_PAGE,
+	};
+	char *user = mmap(NULL, KT_PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t i;
+
+	ASSERT_NE(MAP_FAILED, user);
+	user[0] = 1;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		alloc_fails(_metadata, self, self->ids[0], KT_VA(8), sizes[i],
+			    KT_USERPTR | KT_WRITABLE, (uintptr_t)user, ENOMEM);
+	va_still_free(_metadata, self, KT_VA(8), KT_MIB);
+	munmap(user, KT_PAGE);
 }
 
 /* ---- FREE_MEMORY_OF_GPU ---- */
@@ -862,12 +910,13 @@ TEST_F(bad, mmap_doorbell_wrong_length)
 	EXPECT_EQ(0, kfd_mmap_errno(self->e.kfd, off, KT_DOORBELL_SIZE));
 }
 
+/* As amdkfd's kfd_mmap: a doorbell offset naming no device is -ENODEV. */
 TEST_F(bad, mmap_doorbell_unknown_gpu)
 {
 	uint64_t off = KFD_MMAP_TYPE_DOORBELL |
 		       KFD_MMAP_GPU_ID(unused_gpu_id(&self->e));
 
-	EXPECT_EQ(EINVAL, kfd_mmap_errno(self->e.kfd, off, KT_DOORBELL_SIZE));
+	EXPECT_EQ(ENODEV, kfd_mmap_errno(self->e.kfd, off, KT_DOORBELL_SIZE));
 	check_unchanged(_metadata, &self->e, &self->before);
 }
 

@@ -17,8 +17,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1000,6 +1002,144 @@ BAD_CASES(restore_rejects_bad_bos, bo_cases)
 BAD_CASES(restore_rejects_bad_queues, queue_cases)
 BAD_CASES(restore_rejects_bad_events, event_cases)
 BAD_CASES(restore_rejects_bad_devices, device_cases)
+
+/*
+ * A RESTORE that fails after it created events and queues undoes its work
+ * while other threads of the process use that state: one waits on the
+ * events being restored, one maps the events page and the doorbells and
+ * writes to them. Nothing may be freed under them (the waiter fails or
+ * times out, the mappings stay valid), and the process is usable after.
+ */
+struct race {
+	const struct cw_image *img;
+	int kfd;
+	struct kfd_event_data ev[CW_NEVENTS];	/* the unsignaled events */
+	uint32_t nev;
+	atomic_bool stop;
+	atomic_uint armed;	/* waits that saw the restored events */
+	atomic_uint destroyed;	/* waits the failed RESTORE ended (EIO) */
+	int err;		/* an unexpected errno in a thread */
+};
+
+static void *race_waiter(void *arg)
+{
+	struct race *r = arg;
+	struct kfd_event_data ev[CW_NEVENTS];
+	uint32_t result;
+	int ret;
+
+	while (!atomic_load(&r->stop)) {
+		memcpy(ev, r->ev, sizeof(ev));
+		/* Sleeps across the reset if it arms during the rebuild. */
+		ret = kg_wait(r->kfd, ev, r->nev, false, 1000, &result);
+		/* -EINVAL: not restored (yet); -EIO: destroyed mid-wait. */
+		if (!ret || ret == -EIO)
+			atomic_fetch_add(&r->armed, 1);
+		if (ret == -EIO)
+			atomic_fetch_add(&r->destroyed, 1);
+		else if (ret && ret != -EINVAL && ret != -EINTR)
+			r->err = ret;
+	}
+	return NULL;
+}
+
+static void *race_mapper(void *arg)
+{
+	struct race *r = arg;
+	uint64_t db = KFD_MMAP_TYPE_DOORBELL |
+		      KFD_MMAP_GPU_ID(r->img->lay.gpu_id[0]);
+	size_t evsize = KFD_SIGNAL_EVENT_LIMIT * sizeof(uint64_t);
+	volatile uint64_t *m;
+
+	while (!atomic_load(&r->stop)) {
+		m = mmap(NULL, evsize, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 r->kfd, (off_t)KFD_MMAP_TYPE_EVENTS);
+		if (m != MAP_FAILED) {
+			sched_yield();
+			m[1] = m[1];
+			munmap((void *)m, evsize);
+		}
+		m = mmap(NULL, KT_DOORBELL_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, r->kfd, (off_t)db);
+		if (m == MAP_FAILED) {
+			r->err = -errno;
+			continue;
+		}
+		sched_yield();
+		m[KT_DOORBELL_SIZE / sizeof(*m) - 1] = 0x5a5a;
+		munmap((void *)m, KT_DOORBELL_SIZE);
+	}
+	return NULL;
+}
+
+static int run_restore_race(void *arg, char *msg, size_t len)
+{
+	const struct cw_image *img = arg;
+	struct kfd_criu_device_bucket dev[KT_MAX_GPUS];
+	struct kfd_criu_bo_bucket *bos;
+	struct race r = { .img = img };
+	pthread_t waiter, mapper;
+	struct kc_image bad;
+	struct rctx c = { .img = img };
+	struct kc_event_v1 *e;
+	int i, ret = 0, fds;
+
+	r.kfd = kt_open_kfd();
+	KT_CHECK(r.kfd >= 0 && !cw_devices(img, dev, msg, len), "setup");
+	bos = calloc(img->k.num_bos + 1, sizeof(*bos));
+	KT_CHECK(bos && !kc_image_dup(&bad, &img->k), "out of memory");
+	/* The last queue names a GPU the process has not got. */
+	c.priv = bad.priv;
+	c.a.priv_data_size = bad.priv_size;
+	q_obj(&c, CW_Q_IDLE)->user_gpu_id = 0x77;
+	for (i = 0; (e = obj(&c, KC_OBJ_EVENT, i)); i++)
+		if (!e->signaled)
+			r.ev[r.nev++].event_id = e->id;
+	KT_CHECK(r.nev, "the image has no unsignaled event");
+
+	fds = kc_count_fds();
+	KT_CHECK(!pthread_create(&waiter, NULL, race_waiter, &r) &&
+		 !pthread_create(&mapper, NULL, race_mapper, &r),
+		 "pthread_create");
+	/* Until the reset really ended a few waits. */
+	for (i = 0; i < 3000 && atomic_load(&r.destroyed) < 5; i++) {
+		ret = kc_restore(r.kfd, &bad, dev, bos);
+		if (ret != -EINVAL)
+			break;
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(waiter, NULL);
+	pthread_join(mapper, NULL);
+	KT_CHECK(ret == -EINVAL, "spoiled RESTORE %d returned %d", i, ret);
+	KT_CHECK(!r.err, "a racing thread got %d (%s)", r.err,
+		 strerror(-r.err));
+	KT_CHECK(atomic_load(&r.destroyed) > 0,
+		 "no wait was ended by the reset in %d RESTOREs (%u armed)", i,
+		 atomic_load(&r.armed));
+	KT_CHECK(kc_count_fds() == fds, "the failed RESTOREs left %d fds",
+		 kc_count_fds() - fds);
+
+	/* Clean and usable: the correct RESTORE works, its events too. */
+	ret = kc_restore(r.kfd, &img->k, dev, bos);
+	KT_CHECK(!ret, "the correct RESTORE after the race: %s",
+		 strerror(-ret));
+	kc_close_dmabufs(bos, img->k.num_bos);
+	ret = kg_event_set(r.kfd, img->lay.ev[CW_EV_AUTO]);
+	KT_CHECK(!ret, "SET_EVENT after the restore: %d", ret);
+	ret = kg_wait1(r.kfd, img->lay.ev[CW_EV_AUTO], 1000);
+	KT_CHECK(ret == KFD_IOC_WAIT_RESULT_COMPLETE,
+		 "WAIT_EVENTS after the restore: %d", ret);
+	kc_image_free(&bad);
+	free(bos);
+	return 0;
+}
+
+CW_TEST(failed_restore_races_waiters_and_mappings)
+{
+	CW_NEEDS();
+	restore_in_child(_metadata, self, run_restore_race,
+			 "after the raced process exited");
+}
 
 /*
  * A render fd that is another process's VM: RESTORE refuses it, and once

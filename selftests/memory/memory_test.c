@@ -16,7 +16,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/dma-buf.h>
 
 #include "kt_harness.h"
@@ -291,6 +294,89 @@ TEST_F(mem, userptr_pins_pages)
 	EXPECT_EQ(0, kt_free(self->e.kfd, h));
 	EXPECT_EQ(0, delta(&self->base, "pinned_pages"));
 	EXPECT_EQ(0, munmap(user, KT_MIB));
+}
+
+/* The process's pinned memory as the kernel accounts it (VmPin, in KiB). */
+static long vm_pin_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/*
+ * Userptr pages are pinned long-term, so they count as the process's
+ * pinned memory (mm->pinned_vm, VmPin) while the BO lives, and without
+ * CAP_IPC_LOCK they may not exceed RLIMIT_MEMLOCK: beyond it ALLOC fails
+ * with ENOMEM and pins nothing; freeing a BO gives its share back.
+ */
+TEST_F(mem, userptr_counts_against_memlock)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct caps[2];
+	struct rlimit rl = { .rlim_cur = KT_MIB, .rlim_max = KT_MIB };
+	uint64_t h[3], off;
+	long pin0;
+	char *user;
+	int i;
+
+	user = mmap(NULL, 2 * KT_MIB, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, user);
+	pin0 = vm_pin_kib();
+	ASSERT_LE(0, pin0);
+
+	/* Counted even for root. */
+	off = (uintptr_t)user;
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), 2 * KT_MIB,
+			      KT_USERPTR | KT_WRITABLE, &h[0], &off));
+	EXPECT_EQ(pin0 + 2048, vm_pin_kib());
+	EXPECT_EQ(0, kt_free(self->e.kfd, h[0]));
+	EXPECT_EQ(pin0, vm_pin_kib());
+
+	/* Without CAP_IPC_LOCK (this test runs in a child of its own), a
+	 * 1 MiB RLIMIT_MEMLOCK holds.
+	 */
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	ASSERT_EQ(0, syscall(SYS_capget, &hdr, caps));
+	caps[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &=
+		~CAP_TO_MASK(CAP_IPC_LOCK);
+	ASSERT_EQ(0, syscall(SYS_capset, &hdr, caps));
+
+	off = (uintptr_t)user;
+	EXPECT_EQ(-ENOMEM, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0),
+				    2 * KT_MIB, KT_USERPTR | KT_WRITABLE,
+				    &h[0], &off));
+	EXPECT_EQ(pin0, vm_pin_kib());
+	EXPECT_EQ(0, delta(&self->base, "pinned_pages"));
+	for (i = 0; i < 2; i++) {
+		off = (uintptr_t)user + i * KT_MIB / 2;
+		ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(i),
+				      KT_MIB / 2, KT_USERPTR | KT_WRITABLE,
+				      &h[i], &off));
+	}
+	off = (uintptr_t)user + KT_MIB;
+	EXPECT_EQ(-ENOMEM, kt_alloc(self->e.kfd, self->ids[0], KT_VA(2),
+				    KT_PAGE, KT_USERPTR | KT_WRITABLE, &h[2],
+				    &off));
+	EXPECT_EQ(pin0 + 1024, vm_pin_kib());
+	EXPECT_EQ(0, kt_free(self->e.kfd, h[1]));
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(2), KT_MIB / 2,
+			      KT_USERPTR | KT_WRITABLE, &h[2], &off));
+	EXPECT_EQ(0, kt_free(self->e.kfd, h[0]));
+	EXPECT_EQ(0, kt_free(self->e.kfd, h[2]));
+	EXPECT_EQ(pin0, vm_pin_kib());
+	EXPECT_EQ(0, munmap(user, 2 * KT_MIB));
 }
 
 /*
