@@ -50,7 +50,7 @@
 #                the plugin's message
 #   leave        dump --leave-running: the original finishes OK, and so
 #                does a restore of those images afterwards
-#   cycles       three dump/restore cycles of one run
+#   cycles       exactly three dump/restore cycles of one run
 #   tree         a parent and a child process, each with its own /dev/kfd
 #   kill-dump    criu dump SIGKILLed once the plugin paused the queues:
 #                the original keeps running and finishes with the right
@@ -63,7 +63,12 @@
 #   stream       criu --stream (skipped: Debian has no criu-image-streamer)
 # and finally: the driver's debugfs counters are all 0 (nothing leaked).
 # Every test waits for its processes to end, so each needs the pid its
-# images hold to be free.
+# images hold to be free. Every app runs with --go: once its loop kernels
+# are done it waits for that file, which the test creates only after its
+# dumps (finish), so no dump finds the app gone however slow the machine;
+# a restore takes the file away again. The exit status of each run is the
+# one the reaper recorded after that release (a missing one fails), and
+# the expected RESULT lines must say OK.
 #
 # The expected RESULT lines come from `gpu_app --expected` (CPU only).
 # Tests that need the plugin are skipped while it is not built.
@@ -166,13 +171,26 @@ reaped_status() {
 	awk -v p="$1" '$1 == p { s = $2 " " $3 } END { print s }' "$E2E_REAPED"
 }
 
+# How many exit statuses the reaper recorded for PID (restores reuse pids).
+reaped_count() {
+	awk -v p="$1" '$1 == p { n++ } END { print n + 0 }' "$E2E_REAPED"
+}
+
 # The expected RESULT lines for gpu_app with ARGS.
 expected() {
 	"$app" --expected "$@" | sort
 }
 
-# check_result LOG EXPECTED_FILE: the log's RESULT lines are the expected.
+# check_result LOG EXPECTED_FILE: the expected lines all say OK (an
+# --expected that failed must not match a run that failed the same way),
+# and the log's RESULT lines are the expected.
 check_result() {
+	if [ ! -s "$2" ] ||
+	   grep -qvE '^(child )?RESULT OK [0-9a-f]{16}$' "$2"; then
+		note "the expected result is not OK:"
+		show "$2"
+		return 1
+	fi
 	if [ "$(e2e_results "$1")" = "$(cat "$2")" ]; then
 		return 0
 	fi
@@ -184,7 +202,9 @@ check_result() {
 }
 
 # dump_mid NAME PID DIR [criu options]: dump, with comments; checks the app
-# was still computing (its log, saved as DIR/app.log, has no "loop done").
+# was still computing (its log, saved as DIR/app.log, has no "loop done"),
+# unless $loop_done_ok is set.
+loop_done_ok=
 dump_mid() {
 	local name=$1 pid=$2 dir=$3 log=$work/$1.log
 	shift 3
@@ -202,7 +222,7 @@ dump_mid() {
 	fi
 	if grep -q 'loop done' "$dir/app.log"; then
 		note "the loop kernels had already finished at the dump"
-		return 1
+		[ -n "$loop_done_ok" ] || return 1
 	fi
 	return 0
 }
@@ -211,11 +231,13 @@ dump_mid() {
 criu_error='^\([0-9. ]+\) +([0-9]+: |pie: [0-9]+: )?Error'
 
 # restore_from NAME DIR [criu options]: put the app's log back as it was at
-# the dump, restore detached; returns criu's status.
+# the dump, take its release back (see finish), restore detached; returns
+# criu's status.
 restore_from() {
 	local name=$1 dir=$2
 	shift 2
 	cp "$dir/app.log" "$work/$name.log"
+	rm -f "$work/$name.go"
 	if ! e2e_restore "$dir" "$@"; then
 		note "criu restore failed after $E2E_RESTORE_S s"
 		return 1
@@ -230,31 +252,48 @@ restore_from() {
 	return 0
 }
 
-# finish NAME PID EXPECTED: wait for PID to exit, then check its exit
-# status and RESULT lines. Every app ends up a child of the reaper (they
+# finish NAME PID EXPECTED: release PID (create $work/NAME.go, which the
+# app waits for before it verifies and exits: see --go), wait for it to
+# exit, then check the exit status the reaper recorded for this run of the
+# pid and the RESULT lines. Every app ends up a child of the reaper (they
 # are started from command substitutions, restored ones from criu -d).
 finish() {
-	local name=$1 pid=$2 exp=$3 t st
+	local name=$1 pid=$2 exp=$3 t st before
 	t=$(e2e_ms)
+	if ! e2e_alive "$pid"; then
+		note "$name (pid $pid) ended before it was released"
+		tail -n 5 "$work/$name.log" | show
+		return 1
+	fi
+	before=$(reaped_count "$pid")
+	touch "$work/$name.go"
 	if ! e2e_wait_exit "$pid" "$run_limit"; then
 		note "$name (pid $pid) still running after $run_limit s"
 		tail -n 5 "$work/$name.log" | show
 		e2e_kill "$pid"
 		return 1
 	fi
-	st=$(reaped_status "$pid")
-	note "$name finished after $(e2e_since "$t") s more (${st:-status unknown})"
+	# The reaper writes the status right after it reaped the process.
+	for _ in $(seq 1 50); do
+		[ "$(reaped_count "$pid")" -gt "$before" ] && break
+		sleep 0.2
+	done
+	st=
+	[ "$(reaped_count "$pid")" -gt "$before" ] && st=$(reaped_status "$pid")
+	note "$name finished after $(e2e_since "$t") s more (${st:-no exit status recorded})"
 	check_result "$work/$name.log" "$exp" || return 1
-	[ -z "$st" ] || [ "$st" = "exit 0" ]
+	[ "$st" = "exit 0" ]
 }
 
-# start_app NAME ARGS...: start gpu_app with a ready marker; prints its pid
-# once the loop kernels run.
+# start_app NAME ARGS...: start gpu_app with a ready marker and a release
+# file (see finish); prints its pid once the loop kernels run.
 start_app() {
 	local name=$1 pid
 	shift
+	rm -f "$work/$name.ready" "$work/$name.go"
 	pid=$(e2e_start "$work/$name.log" "$work/$name.pid" "$app" \
-		--pid-file "$work/$name.pid" --ready "$work/$name.ready" "$@") ||
+		--pid-file "$work/$name.pid" --ready "$work/$name.ready" \
+		--go "$work/$name.go" "$@") ||
 		{ note "$name did not start"; show "$work/$name.log"; return 1; }
 	if ! e2e_wait_file "$work/$name.ready" "$run_limit" "$pid"; then
 		note "$name never got ready"
@@ -287,10 +326,12 @@ need_kfd_plugin() {
 amd_resume_esrch='amdgpu_plugin: restore late ioctl failed: No such process'
 
 t_plain_app() {
-	local pid dir=$work/img-plain exp=$work/plain.exp st
+	local pid dir=$work/img-plain exp=$work/plain.exp
 	"$plain" --expected -s 100 >"$exp"
+	rm -f "$work/plain.go"
 	pid=$(e2e_start "$work/plain.log" "$work/plain.pid" "$plain" -s 100 \
-		--pid-file "$work/plain.pid" --ready "$work/plain.ready") ||
+		--pid-file "$work/plain.pid" --ready "$work/plain.ready" \
+		--go "$work/plain.go") ||
 		return 1
 	e2e_wait_file "$work/plain.ready" 60 "$pid" || { e2e_kill "$pid"; return 1; }
 	if ! e2e_have_plugin; then
@@ -316,10 +357,7 @@ t_plain_app() {
 	fi
 	E2E_PLUGIN_DIR=${KFDSIM_PLUGIN_DIR:-$E2E_TOP/build/plugin}
 	note "restore: $E2E_RESTORE_S s"
-	e2e_wait_exit "$pid" 120 || { e2e_kill "$pid"; return 1; }
-	st=$(reaped_status "$pid")
-	check_result "$work/plain.log" "$exp" || return 1
-	[ "$st" = "exit 0" ] || { note "exit: ${st:-unknown}"; return 1; }
+	finish plain "$pid" "$exp" || return 1
 	# The plugin must stay silent about a process that has no GPU. AMD's
 	# plugin before CRIU 3.18 logs an error when RESUME answers -ESRCH for
 	# a task without /dev/kfd, as real amdkfd does (kfd_criu_resume); its
@@ -343,8 +381,7 @@ t_plain_app() {
 t_run() {
 	local pid exp=$work/run.exp
 	expected "${app_args[@]}" >"$exp"
-	pid=$(e2e_start "$work/run.log" "$work/run.pid" "$app" \
-		--pid-file "$work/run.pid" "${app_args[@]}") || return 1
+	pid=$(start_app run "${app_args[@]}") || return 1
 	finish run "$pid" "$exp"
 }
 
@@ -539,7 +576,11 @@ fd_list() {
 }
 
 # Three times the work: each cycle costs the app several seconds of run
-# time. After every restore the process must hold exactly the fds it had.
+# time. Exactly three dump/restore cycles of one run: the app waits for
+# its release (finish) once its loop kernels are done, so every dump finds
+# it; the first dump must catch the loop kernels running, the later ones
+# may find them done (queues and BOs are still there). After every
+# restore the process must hold exactly the fds it had.
 t_cycles() {
 	local pid c exp=$work/cycles.exp rc=0
 	local args=(-s $((steps * 3)) -k "$dispatches" -n "$size")
@@ -549,16 +590,21 @@ t_cycles() {
 	fd_list "$pid" >"$work/cycles.fds"
 	for c in 1 2 3; do
 		sleep 0.5
+		loop_done_ok=
+		[ "$c" -eq 1 ] || loop_done_ok=1
 		dump_mid cycles "$pid" "$work/img-cycle$c" ||
-			{ e2e_kill "$pid"; return 1; }
+			{ loop_done_ok=; e2e_kill "$pid"; return 1; }
+		loop_done_ok=
 		e2e_wait_exit "$pid" 10 || { e2e_kill "$pid"; return 1; }
 		restore_from cycles "$work/img-cycle$c" || {
 			e2e_criu_errors "$work/img-cycle$c/restore.log" 10 | show
 			return 1; }
-		e2e_alive "$pid" || { note "cycle $c: not running after the restore"; break; }
+		e2e_alive "$pid" ||
+			{ note "cycle $c: not running after the restore"; return 1; }
 		fd_list "$pid" >"$work/cycles.fds.$c"
 		if ! e2e_alive "$pid"; then
-			note "cycle $c: finished before its fds could be compared"
+			note "cycle $c: ended before its fds could be compared"
+			return 1
 		elif ! diff "$work/cycles.fds" "$work/cycles.fds.$c" >"$work/cycles.fddiff"; then
 			note "cycle $c: the fds changed:"
 			show "$work/cycles.fddiff"
