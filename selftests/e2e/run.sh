@@ -36,7 +36,10 @@
 #                finishes with the expected RESULT line
 #   copy-paths   the dump test with KFD_BO_COPY=cpu, then =sdma: the
 #                plugin's INFO lines show every GPU used that path, at
-#                dump and at restore, and the RESULT is right
+#                dump and at restore, and the RESULT is right; the
+#                driver's debugfs cs_sdma shows amdgpu CS SDMA copies
+#                moved at least the app's VRAM at the dump and again at
+#                the restore with sdma, and nothing with cpu
 #   corrupt      a byte flipped in a plugin pages image and a truncated
 #                plugin KFD image: restore refuses, with the plugin's
 #                message, and leaves no process
@@ -124,6 +127,7 @@ app_args=(-s "$steps" -k "$dispatches" -n "$size" --odd-bos)
 # Long enough for a loaded TCG guest, short enough to notice a hang.
 run_limit=${KFDSIM_E2E_RUN_LIMIT:-300}
 
+dbg=/sys/kernel/debug/kfdsim
 work=$(mktemp -d "${TMPDIR:-/tmp}/kfdsim-e2e.XXXXXX") || exit 1
 trap 'rm -rf "$work" "$E2E_REAPED"' EXIT
 
@@ -420,22 +424,53 @@ copy_path_used() {
 	fi
 }
 
+# The bytes SDMA copies of amdgpu CS submissions moved so far (debugfs
+# cs_sdma), or empty.
+cs_copied() {
+	awk '$1 == "copy_bytes" { print $2 }' "$dbg/cs_sdma" 2>/dev/null
+}
+
+# The VRAM in use on all GPUs (debugfs counters).
+vram_used() {
+	awk '$1 ~ /^gpu[0-9]+_vram_used$/ { s += $2 } END { print s + 0 }' \
+		"$dbg/counters"
+}
+
+# sdma_moved WHAT MODE BEFORE AFTER VRAM: the driver's own count of what
+# amdgpu CS ran proves the path the plugin claims: via sdma its copies
+# moved at least all the VRAM the app held, via cpu nothing at all.
+sdma_moved() {
+	local what=$1 mode=$2 d=$(($4 - $3))
+	note "$what: amdgpu CS SDMA copies moved $d bytes; the app held $5 bytes of VRAM"
+	case $mode in
+	sdma)	[ "$d" -ge "$5" ] && [ "$5" -gt 0 ] ;;
+	*)	[ "$d" -eq 0 ] ;;
+	esac || { note "$what: not what the $mode path moves"; return 1; }
+}
+
 t_copy_paths() {
-	local mode pid dir exp=$work/paths.exp rc=0
+	local mode pid dir exp=$work/paths.exp rc=0 c0 c1 c2 vram
 	need_kfd_plugin "KFD_BO_COPY is kfd_plugin's" || return 2
+	[ -n "$(cs_copied)" ] || { note "no $dbg/cs_sdma"; return 1; }
 	expected "${app_args[@]}" >"$exp"
 	for mode in cpu sdma; do
 		dir=$work/img-$mode
 		pid=$(start_app "paths-$mode" "${app_args[@]}") || return 1
 		sleep 1
+		vram=$(vram_used)
+		c0=$(cs_copied)
 		KFD_BO_COPY=$mode dump_mid "paths-$mode" "$pid" "$dir" ||
 			{ e2e_kill "$pid"; return 1; }
+		c1=$(cs_copied)
 		e2e_wait_exit "$pid" 10 ||
 			{ note "pid $pid still there after the dump"; e2e_kill "$pid"; return 1; }
 		copy_path_used "$dir/dump.log" "$mode" saving || rc=1
+		sdma_moved dump "$mode" "$c0" "$c1" "$vram" || rc=1
 		KFD_BO_COPY=$mode restore_from "paths-$mode" "$dir" || {
 			e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+		c2=$(cs_copied)
 		copy_path_used "$dir/restore.log" "$mode" restoring || rc=1
+		sdma_moved restore "$mode" "$c1" "$c2" "$vram" || rc=1
 		finish "paths-$mode" "$pid" "$exp" || rc=1
 		rm -rf "$dir"
 	done
