@@ -74,7 +74,9 @@
 # the expected RESULT lines must say OK.
 #
 # The expected RESULT lines come from `gpu_app --expected` (CPU only).
-# Tests that need the plugin are skipped while it is not built.
+# Tests that need the plugin are skipped while it is not built; under
+# selftests/run.sh (make check) every skip but stream's fails, see
+# selftests/skip-allowlist.
 #
 # Other plugins: with KFDSIM_E2E_PLUGIN=amdgpu the plugin directory holds
 # AMD's amdgpu_plugin.so (CRIU's plugins/amdgpu, built unmodified by
