@@ -203,6 +203,13 @@ struct kfdsim_counters {
 };
 
 extern struct kfdsim_counters kfdsim_counters;
+
+/*
+ * Work the SDMA engines did for amdgpu CS submissions since the module
+ * loaded (debugfs cs_sdma): never decreases, unlike kfdsim_counters.
+ */
+extern atomic64_t kfdsim_cs_sdma_packets;
+extern atomic64_t kfdsim_cs_sdma_copy_bytes;
 int kfdsim_debugfs_init(void);
 void kfdsim_debugfs_fini(void);
 
@@ -366,6 +373,7 @@ struct kfdsim_sdma_ctx {
 	void (*trap)(void *priv, u32 event_id);
 	void (*fault)(void *priv, const struct kfdsim_fault *fault);
 	void *priv;
+	u64 copied;	/* bytes COPY_LINEAR packets moved, added up */
 };
 
 /* Longest SDMA packet the engine reads, in dwords. */

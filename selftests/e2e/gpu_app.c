@@ -29,7 +29,10 @@
  * It then prints "RESULT OK <checksum>" (the checksum depends only on the
  * options, never on gpu_ids) or "RESULT FAIL <why>" and exits 0 or 1.
  * A checkpoint may be taken at any moment; the interesting one is while
- * the loop kernels run (see --ready).
+ * the loop kernels run (see --ready). With --go PATH it waits, once the
+ * loop kernels are done, until PATH exists before it runs the checksum
+ * kernel and the downloads and verifies (the end-to-end tests release it
+ * so once their dumps are done).
  *
  * Benchmark mode (--hold): allocate the given amount of VRAM, fill it with
  * a pattern, signal --ready, wait until the --go file exists, verify the
@@ -953,6 +956,14 @@ static uint64_t compute(const char *child_ready, pid_t child)
 	t = app_now_ms();
 	wait_loops();
 	app_log("loop done in %llu ms", (unsigned long long)(app_now_ms() - t));
+	/*
+	 * Stay alive until released (--go), with the queues and BOs still
+	 * there: a test dumps as many times as it wants and releases the
+	 * process afterwards, so no dump finds it gone. The checksum kernel
+	 * and the downloads still run after the release, on restored queues.
+	 */
+	while (o.go && !app_exists(o.go))
+		app_sleep_ms(o.poll_ms);
 	finish_gpus();
 	app_log("checksum kernels and downloads done");
 
@@ -1043,7 +1054,9 @@ static void usage(void)
 "      --timeout SEC    give up after SEC seconds (default: never)\n"
 "      --hold BYTES     benchmark: hold BYTES of VRAM, spread over the GPUs\n"
 "      --bo-size BYTES  benchmark: largest BO (default 64M)\n"
-"      --go PATH        benchmark: verify and exit once PATH exists\n");
+"      --go PATH        wait for PATH to exist before the checksum\n"
+"                       kernel and the verification (benchmark: before\n"
+"                       verifying)\n");
 	exit(2);
 }
 
