@@ -32,7 +32,8 @@ LINT_FILES := $(shell find drivers include/uapi -name '*.[ch]' 2>/dev/null | \
 USER_CFLAGS := -Wall -Wextra -Werror -O2 -g
 
 .PHONY: all modules lint checkpatch kbuild-lint linux-source deps install \
-	selftests plugin check check-debug demo bench clean distclean help need-kver
+	selftests plugin check check-debug demo bench fuzz scale compat clean \
+	distclean help need-kver
 
 all: modules
 
@@ -46,6 +47,9 @@ help:
 	@echo "make check-debug  make check under a debug kernel (KASAN, lockdep, ...)"
 	@echo "make demo       in the VM: memory, then a CRIU checkpoint/restore"
 	@echo "make bench      criu dump/restore speed, VRAM vs anonymous memory"
+	@echo "make fuzz       the plugin's image fuzzer, then the RESTORE fuzzer in the VM"
+	@echo "make scale      CRIU at scale in the VM: 10k BOs, 8 GPUs, a multi-GiB BO"
+	@echo "make compat CRIU_SRC=DIR  AMD's CRIU plugin from a CRIU checkout, e2e"
 	@echo "make clean      remove build results (distclean: all of $(BUILD)/)"
 
 need-kver:
@@ -170,12 +174,62 @@ BENCH_SIZE ?= 1G
 bench: modules selftests
 	scripts/bench $(BENCH_SIZE)
 
+# Fuzzing (opt-in). 1. The plugin's image readers and restore path under
+# libFuzzer with ASan and UBSan for FUZZ_TIME seconds, from seeds made by
+# the plugin's own writer (build/plugin/fuzz/corpus keeps what it learns;
+# crashes land in build/plugin/fuzz/artifacts). 2. The RESTORE mutation
+# fuzzer in the VM: FUZZ_COUNT blobs (at about 200 a second under TCG,
+# 300000 take about 25 minutes) on the module built here; the guest's
+# kernel log must stay clean (use KVER= a debug kernel for KASAN etc.).
+FUZZ_TIME ?= 600
+FUZZ_COUNT ?= 300000
+FUZZ_DIR := $(BUILD)/plugin/fuzz
+fuzz: modules selftests
+	$(MAKE) -C userspace-plugin fuzz
+	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts
+	@$(FUZZ_DIR)/kfd-fuzz-seeds $(FUZZ_DIR)/corpus
+	$(FUZZ_DIR)/kfd-image-fuzz -max_total_time=$(FUZZ_TIME) \
+		-max_len=65536 -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus \
+		2>&1 | grep -E '^(stat::|==|SUMMARY|Done|INFO: Seed)|ERROR'
+	scripts/vm-run --timeout $$(($(FUZZ_COUNT) / 50 + 600)) \
+		--env KFDSIM_INSMOD=only --env KFDSIM_KO=$(CURDIR)/kfdsim.ko \
+		--env KFDSIM_FUZZ_COUNT=$(FUZZ_COUNT) \
+		--env KFDSIM_FUZZ_SECONDS=$$(($(FUZZ_COUNT) / 50 + 300)) \
+		-- sh -c '. selftests/lib/ksft-lib.sh; load 0 && \
+			build/selftests/restore_fuzz_test; r=$$?; \
+			unload fuzz; [ $$r -eq 0 ] && [ "$$failed" -eq 0 ]'
+
+# CRIU at scale (opt-in), in one VM of SCALE_MEM: 100/1k/10k BOs and a
+# restore short of VRAM (2 GPUs of 256 MiB), 8 GPUs, then one VRAM BO of
+# SCALE_BIG_MB MiB on a GPU of SCALE_BIG_MB + 64 MiB. Prints the timings.
+SCALE_MEM ?= 6G
+SCALE_BIG_MB ?= 2048
+scale: modules selftests
+	scripts/vm-run --mem $(SCALE_MEM) --timeout 7200 \
+		--env KFDSIM_INSMOD=only --env KFDSIM_KO=$(CURDIR)/kfdsim.ko \
+		--env KFDSIM_SCALE_BIG_MB=$(SCALE_BIG_MB) \
+		-- selftests/scale/run.sh
+
+# Opt-in, not part of `make check`: AMD's own CRIU amdgpu plugin (and, for
+# a CRIU other than Debian's, criu itself) built from the CRIU checkout
+# CRIU_SRC, then the end-to-end tests with it (scripts/compat).
+compat: modules plugin
+	@if [ -z "$(CRIU_SRC)" ]; then \
+		echo "usage: make compat CRIU_SRC=DIR (a CRIU checkout, e.g. tag v3.17.1)" >&2; \
+		exit 2; \
+	fi
+	@scripts/install-deps
+	@scripts/install-deps compat
+	$(MAKE) -C selftests/e2e
+	scripts/compat $(CRIU_SRC)
+
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
 	@if [ -f selftests/Makefile ]; then $(MAKE) -s -C selftests clean; fi
 	@$(MAKE) -s -C selftests/e2e clean
 	@$(MAKE) -s -C userspace-plugin clean
-	rm -rf $(LINT_TREE) $(BUILD)/demo $(CHECK_OUT) $(BUILD)/vm \
+	rm -rf $(LINT_TREE) $(BUILD)/demo $(CHECK_OUT) $(BUILD)/vm $(BUILD)/compat \
 		$(BUILD)/*.log
 
 distclean: clean

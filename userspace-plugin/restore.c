@@ -724,6 +724,8 @@ static const struct kp_vma_entry *kp_find_vma(uint32_t minor, uint64_t off)
 	size_t lo = 0, hi, mid;
 	const struct kp_vma_entry *v;
 
+	if (!rs.nvmas)
+		return NULL;	/* rs.vmas may be NULL: no qsort() of it */
 	if (!rs.sorted) {
 		qsort(rs.vmas, rs.nvmas, sizeof(*rs.vmas), kp_vma_cmp);
 		rs.sorted = true;

@@ -155,6 +155,109 @@ static int kfd_ioctl_set_memory_policy(struct kfdsim_process *p, void *data)
 	return ret;
 }
 
+/*
+ * The pdd of @gpu_id for an ioctl that configures a device the process has
+ * bound with ACQUIRE_VM (what amdkfd's kfd_bind_process_to_device checks).
+ * The process lock must be held.
+ */
+static int kfd_bound_pdd(struct kfdsim_process *p, u32 gpu_id, const char *op,
+			 struct kfdsim_pdd **out)
+{
+	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, gpu_id);
+
+	lockdep_assert_held(&p->lock);
+	if (!pdd) {
+		kfd_reject("%s: no GPU with gpu_id %u\n", op, gpu_id);
+		return -EINVAL;
+	}
+	if (!pdd->drm_file) {
+		kfd_reject("%s: gpu_id %u has no VM, call ACQUIRE_VM first\n",
+			   op, gpu_id);
+		return -ENODEV;
+	}
+	*out = pdd;
+	return 0;
+}
+
+/*
+ * On gfx9 the scratch backing address lives in each dispatch's
+ * SH_HIDDEN_PRIVATE_BASE; amdkfd only programs it into hardware without
+ * HWS. ROCm's thunk sets it when it reserves the scratch aperture. The
+ * built-in kernels use no scratch, so it is recorded and nothing more.
+ */
+static int kfd_ioctl_set_scratch_backing_va(struct kfdsim_process *p,
+					    void *data)
+{
+	struct kfd_ioctl_set_scratch_backing_va_args *args = data;
+	struct kfdsim_pdd *pdd;
+	int ret;
+
+	if (args->pad) {
+		kfd_reject("SET_SCRATCH_BACKING_VA: pad 0x%x\n", args->pad);
+		return -EINVAL;
+	}
+	mutex_lock(&p->lock);
+	ret = kfd_bound_pdd(p, args->gpu_id, "SET_SCRATCH_BACKING_VA", &pdd);
+	if (!ret)
+		pdd->scratch_backing_va = args->va_addr;
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+/*
+ * As amdkfd: recorded for the queues of the process on that GPU. The
+ * simulated GPU runs built-in kernels that never trap, so no shader code
+ * ever runs from tba_addr.
+ */
+static int kfd_ioctl_set_trap_handler(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_set_trap_handler_args *args = data;
+	struct kfdsim_pdd *pdd;
+	int ret;
+
+	if (args->pad) {
+		kfd_reject("SET_TRAP_HANDLER: pad 0x%x\n", args->pad);
+		return -EINVAL;
+	}
+	mutex_lock(&p->lock);
+	ret = kfd_bound_pdd(p, args->gpu_id, "SET_TRAP_HANDLER", &pdd);
+	if (!ret) {
+		pdd->tba_addr = args->tba_addr;
+		pdd->tma_addr = args->tma_addr;
+	}
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+/*
+ * amdkfd (kfd_process_xnack_mode) allows XNACK on only where every GPU of
+ * the process runs with retry faults enabled; gfx906 (GC 9.4.0) defaults
+ * to noretry, so upstream refuses to turn it on with -EPERM, and so does
+ * the simulated gfx906. Setting a mode needs a process without queues
+ * (-EBUSY otherwise, even for the mode already in force); a negative
+ * value queries.
+ */
+static int kfd_ioctl_set_xnack_mode(struct kfdsim_process *p, void *data)
+{
+	struct kfd_ioctl_set_xnack_mode_args *args = data;
+	int ret = 0;
+
+	mutex_lock(&p->lock);
+	if (args->xnack_enabled < 0) {
+		args->xnack_enabled = p->xnack_enabled;
+	} else if (!idr_is_empty(&p->queues)) {
+		kfd_reject("SET_XNACK_MODE: the process has queues\n");
+		ret = -EBUSY;
+	} else if (args->xnack_enabled) {
+		kfd_reject("SET_XNACK_MODE: gfx906 does not support XNACK\n");
+		ret = -EPERM;
+	} else {
+		p->xnack_enabled = false;
+	}
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
 typedef int kfd_ioctl_fn(struct kfdsim_process *p, void *data);
 
 /* The ioctl serves checkpoint/restore: privileged, usable by the tracer. */
@@ -187,9 +290,9 @@ static const struct kfd_ioctl_desc kfd_ioctls[] = {
 	KFD_IOCTL(SET_EVENT, kfd_ioctl_set_event),
 	KFD_IOCTL(RESET_EVENT, kfd_ioctl_reset_event),
 	KFD_IOCTL(WAIT_EVENTS, kfd_ioctl_wait_events),
-	KFD_IOCTL(SET_SCRATCH_BACKING_VA, NULL),
+	KFD_IOCTL(SET_SCRATCH_BACKING_VA, kfd_ioctl_set_scratch_backing_va),
 	KFD_IOCTL(GET_TILE_CONFIG, NULL),
-	KFD_IOCTL(SET_TRAP_HANDLER, NULL),
+	KFD_IOCTL(SET_TRAP_HANDLER, kfd_ioctl_set_trap_handler),
 	KFD_IOCTL(GET_PROCESS_APERTURES_NEW, kfd_ioctl_get_apertures_new),
 	KFD_IOCTL(ACQUIRE_VM, kfd_ioctl_acquire_vm),
 	KFD_IOCTL(ALLOC_MEMORY_OF_GPU, kfd_ioctl_alloc_memory),
@@ -203,7 +306,7 @@ static const struct kfd_ioctl_desc kfd_ioctls[] = {
 	KFD_IOCTL(ALLOC_QUEUE_GWS, NULL),
 	KFD_IOCTL(SMI_EVENTS, NULL),
 	KFD_IOCTL(SVM, NULL),
-	KFD_IOCTL(SET_XNACK_MODE, NULL),
+	KFD_IOCTL(SET_XNACK_MODE, kfd_ioctl_set_xnack_mode),
 	KFD_IOCTL_FLAGS(CRIU_OP, kfd_ioctl_criu,
 			KFD_IOC_FLAG_CHECKPOINT_RESTORE),
 	KFD_IOCTL(AVAILABLE_MEMORY, kfd_ioctl_available_memory),
@@ -316,6 +419,60 @@ static int kfd_mmap_doorbells(struct kfdsim_pdd *pdd,
 	return 0;
 }
 
+static void kfd_mmio_vm_open(struct vm_area_struct *vma)
+{
+	struct kfdsim_pdd *pdd = vma->vm_private_data;
+
+	kref_get(&pdd->p->ref);
+}
+
+static void kfd_mmio_vm_close(struct vm_area_struct *vma)
+{
+	struct kfdsim_pdd *pdd = vma->vm_private_data;
+
+	kfd_process_put(pdd->p);
+}
+
+/* The mapping keeps the process, and so its MMIO page, alive. */
+static const struct vm_operations_struct kfd_mmio_vm_ops = {
+	.open = kfd_mmio_vm_open,
+	.close = kfd_mmio_vm_close,
+};
+
+/*
+ * The MMIO remap page, as amdkfd's kfd_mmio_mmap maps it: exactly one
+ * page, as an I/O mapping, for a device named by its actual gpu_id, with
+ * or without an MMIO_REMAP BO (the register page always exists). Upstream
+ * maps registers uncached; the simulated page is RAM, which x86 PAT wants
+ * mapped write-back.
+ */
+static int kfd_mmap_mmio(struct kfdsim_pdd *pdd, struct vm_area_struct *vma)
+{
+	struct page *page;
+	int ret;
+
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE) {
+		kfd_reject("mmap: MMIO page mapped with size 0x%lx\n",
+			   vma->vm_end - vma->vm_start);
+		return -EINVAL;
+	}
+	ret = kfd_process_mmio_page(pdd);
+	if (ret)
+		return ret;
+	page = pdd->mmio_page;
+
+	vma->vm_flags |= VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_NORESERVE |
+			 VM_DONTDUMP | VM_PFNMAP;
+	ret = remap_pfn_range(vma, vma->vm_start, page_to_pfn(page), PAGE_SIZE,
+			      vma->vm_page_prot);
+	if (ret)
+		return ret;
+	vma->vm_private_data = pdd;
+	vma->vm_ops = &kfd_mmio_vm_ops;
+	kfd_mmio_vm_open(vma);
+	return 0;
+}
+
 /**
  * kfd_mmap_offset - the /dev/kfd mmap offset of a per-device mapping
  * @type: KFD_MMAP_TYPE_DOORBELL or KFD_MMAP_TYPE_MMIO
@@ -371,9 +528,7 @@ static int kfd_mmap(struct file *filp, struct vm_area_struct *vma)
 	case KFD_MMAP_TYPE_DOORBELL:
 		return kfd_mmap_doorbells(pdd, vma);
 	case KFD_MMAP_TYPE_MMIO:
-		kfd_reject("mmap of /dev/kfd at 0x%llx: the simulated GPU has no MMIO remap page\n",
-			   offset);
-		return -EINVAL;
+		return kfd_mmap_mmio(pdd, vma);
 	default:
 		/* Upstream maps the CWSR trap handler of APUs here. */
 		kfd_reject("mmap of /dev/kfd at 0x%llx: reserved memory (CWSR) is not simulated\n",

@@ -221,20 +221,16 @@ static int kfd_rst_check_devices(struct kfd_criu_rst *r)
 /* Bind the render files and give the GPUs their checkpointed gpu_ids. */
 static int kfd_rst_devices(struct kfd_criu_rst *r)
 {
-	struct drm_file *dfile;
 	u32 i;
+	int ret;
 
 	/* GPUs the checkpointed process did not use stay invisible to it. */
 	for (i = 0; i < kfdsim_num_gpus; i++)
 		r->p->pdds[i]->user_gpu_id = 0;
 	for (i = 0; i < r->nr_dev; i++) {
-		dfile = r->drm_files[i]->private_data;
-		if (cmpxchg(&to_kfdsim_file(dfile)->kfd_owner, NULL, r->p)) {
-			rst_reject("device %u: fd is the VM of another process\n",
-				   i);
-			return -EINVAL;
-		}
-		r->dev_pdd[i]->drm_file = r->drm_files[i];
+		ret = kfd_pdd_bind(r->dev_pdd[i], r->drm_files[i], "RESTORE");
+		if (ret)
+			return ret;
 		r->drm_files[i] = NULL;
 		r->dev_pdd[i]->user_gpu_id = r->devices[i].user_gpu_id;
 	}

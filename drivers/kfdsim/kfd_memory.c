@@ -74,16 +74,10 @@ int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
 		mutex_unlock(&p->lock);
 		goto out_put;
 	}
-	/* A render file is one GPU VM: it serves a single process. */
-	if (cmpxchg(&to_kfdsim_file(dfile)->kfd_owner, NULL, p)) {
-		mutex_unlock(&p->lock);
-		kfd_reject("ACQUIRE_VM: fd %u serves another process or an amdgpu VM\n",
-			   args->drm_fd);
-		ret = -EINVAL;
-		goto out_put;
-	}
-	pdd->drm_file = filp;
+	ret = kfd_pdd_bind(pdd, filp, "ACQUIRE_VM");
 	mutex_unlock(&p->lock);
+	if (ret)
+		goto out_put;
 	return 0;
 
 out_put:
@@ -116,9 +110,12 @@ int kfd_alloc_check(const struct kfd_ioctl_alloc_memory_of_gpu_args *args)
 			   args->flags, domain ? "more than one" : "no");
 		return -EINVAL;
 	}
-	if (domain == KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) {
-		kfd_reject("ALLOC: the simulated GPU has no MMIO remap page\n");
-		return -EOPNOTSUPP;
+	/* As amdkfd: the remap page is exactly one page. */
+	if (domain == KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP &&
+	    args->size != PAGE_SIZE) {
+		kfd_reject("ALLOC: MMIO remap size 0x%llx, the page is 0x%lx\n",
+			   args->size, PAGE_SIZE);
+		return -EINVAL;
 	}
 	if (!args->size || !PAGE_ALIGNED(args->size) ||
 	    !PAGE_ALIGNED(args->va_addr)) {
@@ -148,7 +145,7 @@ int kfd_alloc_check(const struct kfd_ioctl_alloc_memory_of_gpu_args *args)
 	return 0;
 }
 
-/* Create the backing store of a new BO; doorbell BOs have none. */
+/* Create the backing store of a new BO; doorbell and MMIO BOs have none. */
 static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
 					const struct kfd_ioctl_alloc_memory_of_gpu_args *args)
 {
@@ -165,6 +162,9 @@ static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
 		gem = kfdsim_gem_create(pdd->gpu, KFDSIM_DOMAIN_GTT,
 					args->size);
 		break;
+	case KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP:
+		ret = kfd_process_mmio_page(pdd);
+		return ret ? ERR_PTR(ret) : NULL;
 	default:
 		ret = kfd_process_doorbells(pdd);
 		return ret ? ERR_PTR(ret) : NULL;
@@ -278,6 +278,9 @@ u64 kfd_bo_mmap_offset(const struct kfdsim_bo *bo)
 {
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
 		return kfd_mmap_offset(KFD_MMAP_TYPE_DOORBELL, bo->pdd);
+	/* As amdkfd: the MMIO page is mapped through /dev/kfd. */
+	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
+		return kfd_mmap_offset(KFD_MMAP_TYPE_MMIO, bo->pdd);
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR)
 		return bo->user_addr;
 	return drm_vma_node_offset_addr(&bo->gem->base.vma_node);
@@ -339,6 +342,8 @@ static struct page **kfd_bo_pages(struct kfdsim_bo *bo,
 {
 	if (bo->gem)
 		return bo->gem->pages;
+	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
+		return &bo->pdd->mmio_page;
 	doorbell[0] = bo->pdd->doorbells;
 	doorbell[1] = bo->pdd->doorbells + 1;
 	return doorbell;
@@ -349,7 +354,8 @@ static u32 kfd_bo_pte_flags(const struct kfdsim_bo *bo)
 	u32 flags = 0;
 
 	if (bo->alloc_flags & (KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE |
-			       KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL))
+			       KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
+			       KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP))
 		flags |= KFDSIM_PTE_WRITABLE;
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE)
 		flags |= KFDSIM_PTE_EXECUTABLE;
@@ -407,7 +413,8 @@ static int kfd_map_targets(struct kfdsim_process *p, const char *op,
  * @targets: mask of GPU indices; GPUs already mapped are skipped
  *
  * All or nothing. Return: 0, -EBUSY for a restored userptr BO whose pages
- * are not back yet, or the page table's errno.
+ * are not back yet, -EINVAL if the range is taken by a GEM_VA mapping of
+ * the bound render node file, or the page table's errno.
  */
 int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets)
 {
@@ -418,7 +425,8 @@ int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets)
 	int ret;
 
 	lockdep_assert_held(&p->lock);
-	if (!bo->gem && !(bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL))
+	if (!bo->gem && !(bo->alloc_flags & (KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
+					     KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)))
 		return -EBUSY;
 	for_each_set_bit(i, &targets, KFDSIM_MAX_GPUS) {
 		if (test_bit(i, &bo->mapped))
@@ -427,6 +435,15 @@ int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets)
 				    kfd_bo_pages(bo, doorbell),
 				    bo->size >> PAGE_SHIFT,
 				    kfd_bo_pte_flags(bo));
+		if (ret == -EEXIST) {
+			/*
+			 * A GEM_VA mapping of the bound render node file is
+			 * there: one VM, so amdgpu_vm_bo_map()'s -EINVAL.
+			 */
+			kfd_reject("MAP: va 0x%llx size 0x%llx overlaps a GEM_VA mapping\n",
+				   bo->va, bo->size);
+			ret = -EINVAL;
+		}
 		if (ret)
 			goto err_unmap;
 		__set_bit(i, &done);

@@ -38,7 +38,7 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
 	pdd->user_gpu_id = gpu->gpu_id;
 	/* Handle ids start at 1 so a zeroed handle never names a BO. */
 	idr_init_base(&pdd->bo_idr, 1);
-	kfdsim_vm_init(&pdd->vm);
+	/* No page table until a render-node file is bound (kfd_pdd_bind). */
 	atomic_inc(&kfdsim_counters.pdds);
 	return pdd;
 }
@@ -91,13 +91,54 @@ static void kfd_pdd_free_doorbells(struct kfdsim_pdd *pdd)
 	atomic_dec(&kfdsim_counters.doorbell_slices);
 }
 
-/* Undo ACQUIRE_VM. */
+/**
+ * kfd_pdd_bind - make a render-node file's GPU VM the process's VM on a GPU
+ * @pdd: the process and GPU; the process lock must be held
+ * @filp: the render-node file of @pdd's GPU; the reference passes to @pdd
+ *        on success
+ * @op: the request, for the log
+ *
+ * From now on the file's page table is the pdd's: the file's GEM_VA
+ * mappings and CS share it with KFD, as amdgpu's drm file VM becomes the
+ * KFD process VM. As amdgpu_amdkfd_gpuvm_acquire_process_vm() and
+ * amdgpu_vm_make_compute() do, a file that serves another process, or whose
+ * VM already had GEM_VA mappings, is refused with -EINVAL.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int kfd_pdd_bind(struct kfdsim_pdd *pdd, struct file *filp, const char *op)
+{
+	struct drm_file *dfile = filp->private_data;
+	struct kfdsim_drm_file *kfile = to_kfdsim_file(dfile);
+
+	lockdep_assert_held(&pdd->p->lock);
+	if (cmpxchg(&kfile->kfd_owner, NULL, pdd->p)) {
+		kfd_reject("%s: the render node file is the VM of another process\n",
+			   op);
+		return -EINVAL;
+	}
+	if (!kfdsim_vm_clean(kfdsim_drm_file_vm(dfile))) {
+		cmpxchg(&kfile->kfd_owner, pdd->p, NULL);
+		kfd_reject("%s: the render node file's VM already had mappings\n",
+			   op);
+		return -EINVAL;
+	}
+	pdd->drm_file = filp;
+	kfdsim_vm_share(&pdd->vm, kfdsim_drm_file_vm(dfile));
+	return 0;
+}
+
+/*
+ * Undo kfd_pdd_bind(). The process's own mappings are gone by now; the
+ * file keeps its table and its GEM_VA mappings.
+ */
 static void kfd_pdd_unbind(struct kfdsim_pdd *pdd)
 {
 	struct drm_file *dfile;
 
 	if (!pdd->drm_file)
 		return;
+	kfdsim_vm_unshare(&pdd->vm);
 	dfile = pdd->drm_file->private_data;
 	cmpxchg(&to_kfdsim_file(dfile)->kfd_owner, pdd->p, NULL);
 	fput(pdd->drm_file);
@@ -106,8 +147,11 @@ static void kfd_pdd_unbind(struct kfdsim_pdd *pdd)
 
 static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
 {
-	kfdsim_vm_fini(&pdd->vm);
 	kfd_pdd_free_doorbells(pdd);
+	if (pdd->mmio_page) {
+		__free_page(pdd->mmio_page);
+		atomic_dec(&kfdsim_counters.mmio_pages);
+	}
 	kfd_pdd_unbind(pdd);
 	kfree(pdd);
 	atomic_dec(&kfdsim_counters.pdds);
@@ -342,5 +386,37 @@ int kfd_process_doorbells(struct kfdsim_pdd *pdd)
 		return 0;
 	}
 	atomic_inc(&kfdsim_counters.doorbell_slices);
+	return 0;
+}
+
+/**
+ * kfd_process_mmio_page - allocate the MMIO remap page of @pdd if needed
+ * @pdd: process-device data
+ *
+ * Upstream maps the GPU's HDP flush register page; the simulated GPU's
+ * memory is always coherent, so a zeroed page per process and GPU stands in
+ * for it (writes to it flush nothing because nothing needs flushing). A
+ * page of its own per process keeps processes from seeing each other's
+ * writes. It lives as long as the pdd, so CPU and GPU mappings of it stay
+ * valid after the BO that named it is freed. Called from mmap (under
+ * mmap_lock) as well as from ioctls (under the process lock), so it takes
+ * no lock itself: racing callers agree through cmpxchg.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kfd_process_mmio_page(struct kfdsim_pdd *pdd)
+{
+	struct page *page;
+
+	if (READ_ONCE(pdd->mmio_page))
+		return 0;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	if (cmpxchg(&pdd->mmio_page, NULL, page)) {
+		__free_page(page);
+		return 0;
+	}
+	atomic_inc(&kfdsim_counters.mmio_pages);
 	return 0;
 }

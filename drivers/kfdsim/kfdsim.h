@@ -164,11 +164,9 @@ struct kfdsim_amdgpu_file;
 
 /**
  * struct kfdsim_drm_file - per-open state of a render (or primary) node
- * @kfd_owner: the KFD process that made this file its GPU VM with
+ * @kfd_owner: the KFD process that made this file's GPU VM its own with
  *             ACQUIRE_VM (or a CRIU RESTORE), or NULL; set once, with
- *             cmpxchg, and cleared when that process lets go of it;
- *             KFDSIM_OWNER_AMDGPU once the file's own amdgpu GPU VM is in
- *             use, which keeps KFD from binding it
+ *             cmpxchg, and cleared when that process lets go of it
  * @amdgpu: the state of the amdgpu uAPI (kfdsim_amdgpu*.c)
  */
 struct kfdsim_drm_file {
@@ -176,13 +174,13 @@ struct kfdsim_drm_file {
 	struct kfdsim_amdgpu_file *amdgpu;
 };
 
-/* @kfd_owner of a file whose amdgpu GPU VM has mappings or submissions. */
-#define KFDSIM_OWNER_AMDGPU	((struct kfdsim_process *)1)
-
 static inline struct kfdsim_drm_file *to_kfdsim_file(struct drm_file *file)
 {
 	return file->driver_priv;
 }
+
+/* The GPU VM of a render-node file (kfdsim_amdgpu.c). */
+struct kfdsim_vm *kfdsim_drm_file_vm(struct drm_file *file);
 
 /* kfdsim_drv.c: the device list, fixed for the module's lifetime. */
 extern struct kfdsim_gpu *kfdsim_gpus[KFDSIM_MAX_GPUS];
@@ -200,6 +198,7 @@ struct kfdsim_counters {
 	atomic_t pinned_pages;
 	atomic_t vm_ptes;	/* valid GPU page-table entries, all VMs */
 	atomic_t doorbell_slices;
+	atomic_t mmio_pages;
 	atomic_t queues;
 };
 
@@ -262,18 +261,29 @@ u64 kfdsim_gtt_usage(void);
 #define KFDSIM_PTE_FLAGS	GENMASK(2, 0)
 
 /**
- * struct kfdsim_vm - the GPU page table of one process on one GPU
+ * struct kfdsim_page_table - a GPU page table
  * @ptes: GPU page frame number -> PTE (page frame and KFDSIM_PTE_* flags)
  * @lock: held for reading while the GPU accesses memory through the table,
  *        for writing while mappings change, so a page is never freed while
  *        the GPU is using it
+ * @used: the table's owner mapped something once (it is no longer clean)
+ */
+struct kfdsim_page_table {
+	struct xarray ptes;
+	struct rw_semaphore lock;
+	bool used;
+};
+
+/**
+ * struct kfdsim_vm - a GPU address space: the page table it resolves through
+ * @pt: a render-node file's own table, which a KFD process's pdd shares
+ *      once the file is bound (NULL before: nothing is mapped)
  *
  * The command processor translates every GPU virtual address through this
  * table and nothing else.
  */
 struct kfdsim_vm {
-	struct xarray ptes;
-	struct rw_semaphore lock;
+	struct kfdsim_page_table *pt;
 };
 
 /**
@@ -288,12 +298,15 @@ struct kfdsim_fault {
 	bool read_only;
 };
 
-void kfdsim_vm_init(struct kfdsim_vm *vm);
-void kfdsim_vm_fini(struct kfdsim_vm *vm);
+int kfdsim_vm_create(struct kfdsim_vm *vm);
+void kfdsim_vm_destroy(struct kfdsim_vm *vm);
+void kfdsim_vm_share(struct kfdsim_vm *vm, struct kfdsim_vm *owner);
+void kfdsim_vm_unshare(struct kfdsim_vm *vm);
+bool kfdsim_vm_clean(struct kfdsim_vm *vm);
+void kfdsim_vm_mark_used(struct kfdsim_vm *vm);
 int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 		  unsigned long npages, u32 pte_flags);
 void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages);
-struct page *kfdsim_vm_translate(struct kfdsim_vm *vm, u64 va, bool write);
 bool kfdsim_vm_is_mapped(struct kfdsim_vm *vm, u64 va, u64 len, bool write);
 
 /*
@@ -338,12 +351,15 @@ int kfdsim_kernel_run(struct kfdsim_vm *vm,
 /**
  * struct kfdsim_sdma_ctx - what SDMA packets execute against
  * @vm: the address space
- * @trap: called for a TRAP packet with its event id
- * @priv: passed to @trap
+ * @trap: called for a TRAP packet with its event id, or NULL
+ * @fault: NULL to stop at a GPU page fault (-EFAULT); otherwise called for
+ *         each fault, and the access goes on against the dummy page
+ * @priv: passed to @trap and @fault
  */
 struct kfdsim_sdma_ctx {
 	struct kfdsim_vm *vm;
 	void (*trap)(void *priv, u32 event_id);
+	void (*fault)(void *priv, const struct kfdsim_fault *fault);
 	void *priv;
 };
 
@@ -376,13 +392,20 @@ struct kfdsim_process;
  * @drm_file: the render-node file bound by ACQUIRE_VM (a reference is held),
  *            NULL until then
  * @bo_idr: handle id -> struct kfdsim_bo, for BOs allocated on this GPU
- * @vm: this process's GPU page table on this GPU
+ * @vm: this process's GPU VM on this GPU: the page table of @drm_file,
+ *      shared with that file's GEM_VA mappings and CS (none before binding)
  * @doorbells: the doorbell slice (an order-1 allocation), allocated on
  *             first use and freed with the process
  * @doorbell_used: doorbell slots of the slice taken by queues
  * @doorbell_maps: CPU mappings of the doorbell slice
  * @nr_aql: compute queues of this process on this GPU
  * @nr_sdma: SDMA queues of this process on this GPU
+ * @mmio_page: the process's simulated MMIO remap (HDP flush) page on this
+ *             GPU, allocated by the first MMIO_REMAP BO and freed with the
+ *             pdd; CPU mappings of it hold a process reference
+ * @scratch_backing_va: SET_SCRATCH_BACKING_VA's address (recorded only)
+ * @tba_addr: SET_TRAP_HANDLER's trap handler code address (recorded only)
+ * @tma_addr: SET_TRAP_HANDLER's trap handler data address (recorded only)
  */
 struct kfdsim_pdd {
 	struct kfdsim_process *p;
@@ -396,6 +419,10 @@ struct kfdsim_pdd {
 	atomic_t doorbell_maps;
 	unsigned int nr_aql;
 	unsigned int nr_sdma;
+	struct page *mmio_page;
+	u64 scratch_backing_va;
+	u64 tba_addr;
+	u64 tma_addr;
 };
 
 /**
@@ -412,6 +439,8 @@ struct kfdsim_pdd {
  * @criu_pauser: thread group that paused the process with PROCESS_INFO
  * @criu_restore_pending: restored, its queues wait for RESUME
  * @events: the process's KFD events (kfd_events.c)
+ * @xnack_enabled: the XNACK mode set with SET_XNACK_MODE (always off: the
+ *                 simulated gfx906 does not support it)
  */
 struct kfdsim_process {
 	struct kref ref;
@@ -426,6 +455,7 @@ struct kfdsim_process {
 	struct pid *criu_pauser;
 	bool criu_restore_pending;
 	struct kfd_event_table events;
+	bool xnack_enabled;
 };
 
 /**
@@ -470,6 +500,8 @@ void kfd_process_put(struct kfdsim_process *p);
 struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p,
 					 u32 gpu_id);
 int kfd_process_doorbells(struct kfdsim_pdd *pdd);
+int kfd_pdd_bind(struct kfdsim_pdd *pdd, struct file *filp, const char *op);
+int kfd_process_mmio_page(struct kfdsim_pdd *pdd);
 void kfd_process_teardown_bo(struct kfdsim_bo *bo);
 
 /* ---- queues (kfd_queue.c) and the command processor (kfdsim_cp.c) ---- */

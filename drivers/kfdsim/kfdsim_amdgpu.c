@@ -9,10 +9,10 @@
  * Requests outside the subset fail with -EINVAL and a log line, the way
  * amdgpu answers requests it does not know; nothing is ignored silently.
  *
- * A render-node file has its own GPU VM for these ioctls. A file KFD has
- * bound with ACQUIRE_VM is the VM of a KFD process instead: the ioctls that
- * would use the amdgpu VM (GEM_VA, CS) fail there with -EBUSY, and once a
- * file's amdgpu VM is in use ACQUIRE_VM refuses the file.
+ * A render-node file has its own GPU VM (page table). When KFD binds the
+ * file with ACQUIRE_VM (or a CRIU restore) that VM becomes the KFD process's
+ * VM on the GPU, as in amdgpu: GEM_VA and CS on the file keep working, into
+ * the page table KFD maps its BOs and runs its queues through.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,6 +52,12 @@
 #define AI_SDMA_IB_START_ALIGN	256
 #define AI_SDMA_IB_SIZE_ALIGN	4
 #define AI_MAX_MMR_REGS		128
+/* amdgpu's AMDGPU_GFX_MAX_SE and AMDGPU_GFX_MAX_SH_PER_SE */
+#define AI_MAX_SE		4
+#define AI_MAX_SH_PER_SE	2
+/* The PSP trusted applications (XGMI to secure display) FW_TA indexes. */
+#define AI_TA_FW_FIRST		2
+#define AI_TA_FW_LAST		7
 
 /* Placeholder devices of the module's load have no GPU behind them. */
 struct kfdsim_gpu *kfdsim_amdgpu_gpu_of(struct drm_device *drm)
@@ -64,13 +70,18 @@ struct kfdsim_gpu *kfdsim_amdgpu_gpu_of(struct drm_device *drm)
 int kfdsim_amdgpu_open(struct drm_device *drm, struct kfdsim_drm_file *kfile)
 {
 	struct kfdsim_amdgpu_file *af;
+	int ret;
 
 	af = kzalloc(sizeof(*af), GFP_KERNEL_ACCOUNT);
 	if (!af)
 		return -ENOMEM;
+	ret = kfdsim_vm_create(&af->vm);
+	if (ret) {
+		kfree(af);
+		return ret;
+	}
 	af->gpu = kfdsim_amdgpu_gpu_of(drm);
 	mutex_init(&af->lock);
-	kfdsim_vm_init(&af->vm);
 	af->mappings = RB_ROOT_CACHED;
 	idr_init_base(&af->ctxs, 1);
 	idr_init_base(&af->bo_lists, 1);
@@ -78,34 +89,27 @@ int kfdsim_amdgpu_open(struct drm_device *drm, struct kfdsim_drm_file *kfile)
 	return 0;
 }
 
-/* Every GEM handle of the file is closed by now; undo what remains. */
+/*
+ * Every GEM handle of the file is closed by now, and no KFD process shares
+ * its VM (a bound process holds the file open); undo what remains.
+ */
 void kfdsim_amdgpu_postclose(struct kfdsim_drm_file *kfile)
 {
 	struct kfdsim_amdgpu_file *af = kfile->amdgpu;
 
-	cmpxchg(&kfile->kfd_owner, KFDSIM_OWNER_AMDGPU, NULL);
 	if (!af)
 		return;
 	kfdsim_amdgpu_cs_fini(af);
 	kfdsim_amdgpu_vm_fini(af);
-	kfdsim_vm_fini(&af->vm);
+	kfdsim_vm_destroy(&af->vm);
 	mutex_destroy(&af->lock);
 	kfree(af);
 	kfile->amdgpu = NULL;
 }
 
-int kfdsim_amdgpu_claim_vm(struct drm_file *file, const char *op)
+struct kfdsim_vm *kfdsim_drm_file_vm(struct drm_file *file)
 {
-	struct kfdsim_drm_file *kfile = to_kfdsim_file(file);
-	struct kfdsim_process *owner;
-
-	owner = cmpxchg(&kfile->kfd_owner, NULL, KFDSIM_OWNER_AMDGPU);
-	if (owner && owner != KFDSIM_OWNER_AMDGPU) {
-		kfdsim_amdgpu_reject("%s: a KFD process owns this file's VM\n",
-				     op);
-		return -EBUSY;
-	}
-	return 0;
+	return &to_amdgpu_file(file)->vm;
 }
 
 /* ---- INFO ---- */
@@ -191,16 +195,19 @@ static int kfdsim_amdgpu_hw_ip_info(const struct kfdsim_gpu *gpu,
 	return 0;
 }
 
+/*
+ * As amdgpu_firmware_info(): MEC (two of them) and SDMA (one per engine)
+ * report the versions KFD reports; the other firmware amdgpu knows of has
+ * no simulated counterpart and reports version 0, as amdgpu does for
+ * firmware a board did not load; TA needs one of its PSP indices.
+ */
 static int kfdsim_amdgpu_fw_version(const struct kfdsim_gpu *gpu,
 				    const struct drm_amdgpu_query_fw *fw,
 				    struct drm_amdgpu_info_firmware *out)
 {
-	if (fw->ip_instance || fw->_pad)
-		return -EINVAL;
 	switch (fw->fw_type) {
 	case AMDGPU_INFO_FW_GFX_MEC:
-		/* KFD's fw_version is the first MEC's */
-		if (fw->index)
+		if (fw->index > 1)
 			return -EINVAL;
 		out->ver = gpu->asic->fw_version;
 		return 0;
@@ -209,8 +216,17 @@ static int kfdsim_amdgpu_fw_version(const struct kfdsim_gpu *gpu,
 			return -EINVAL;
 		out->ver = gpu->asic->sdma_fw_version;
 		return 0;
+	case AMDGPU_INFO_FW_TA:
+		if (fw->index < AI_TA_FW_FIRST || fw->index > AI_TA_FW_LAST)
+			return -EINVAL;
+		return 0;
+	case AMDGPU_INFO_FW_VCE ... AMDGPU_INFO_FW_GFX_RLC:
+	case AMDGPU_INFO_FW_SMC:
+	case AMDGPU_INFO_FW_SOS ... AMDGPU_INFO_FW_DMCU:
+	case AMDGPU_INFO_FW_DMCUB ... AMDGPU_INFO_FW_IMU:
+		return 0;
 	default:
-		kfdsim_amdgpu_reject("INFO: no firmware of type %u is simulated\n",
+		kfdsim_amdgpu_reject("INFO: unknown firmware type %u\n",
 				     fw->fw_type);
 		return -EINVAL;
 	}
@@ -227,12 +243,10 @@ static int kfdsim_amdgpu_read_mmr(const struct kfdsim_gpu *gpu,
 	u32 count = info->read_mmr_reg.count;
 	u32 i;
 
-	if (info->read_mmr_reg.flags || !count || count > AI_MAX_MMR_REGS)
-		return -EINVAL;
-	if ((se != AMDGPU_INFO_MMR_SE_INDEX_MASK &&
-	     se >= kfdsim_amdgpu_num_se(gpu->asic)) ||
-	    (sh != AMDGPU_INFO_MMR_SH_INDEX_MASK &&
-	     sh >= gpu->asic->simd_arrays_per_engine))
+	/* amdgpu_info_ioctl()'s bounds; the flags are not looked at. */
+	if (count > AI_MAX_MMR_REGS ||
+	    (se != AMDGPU_INFO_MMR_SE_INDEX_MASK && se >= AI_MAX_SE) ||
+	    (sh != AMDGPU_INFO_MMR_SH_INDEX_MASK && sh >= AI_MAX_SH_PER_SE))
 		return -EINVAL;
 	/* As amdgpu, a register outside the readable set is -EFAULT. */
 	for (i = 0; i < count; i++) {
@@ -257,15 +271,6 @@ static void kfdsim_amdgpu_heap(struct drm_amdgpu_heap_info *h, u64 total,
 	h->max_allocation = div_u64(total * 3, 4);
 }
 
-/* The argument union past the @used bytes a query reads must be zero. */
-static bool kfdsim_amdgpu_args_clear(const struct drm_amdgpu_info *info,
-				     size_t used)
-{
-	const u8 *args = (const u8 *)&info->query_fw;
-
-	return !memchr_inv(args + used, 0, sizeof(info->query_fw) - used);
-}
-
 static int kfdsim_amdgpu_info(struct drm_device *drm, void *data,
 			      struct drm_file *file)
 {
@@ -283,7 +288,7 @@ static int kfdsim_amdgpu_info(struct drm_device *drm, void *data,
 		struct drm_amdgpu_info_gds gds;
 		struct drm_amdgpu_info_device dev;
 	} *r;
-	size_t len, used;
+	size_t len;
 	int ret;
 
 	if (!gpu)
@@ -294,44 +299,6 @@ static int kfdsim_amdgpu_info(struct drm_device *drm, void *data,
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
-
-	switch (info->query) {
-	case AMDGPU_INFO_HW_IP_INFO:
-	case AMDGPU_INFO_HW_IP_COUNT:
-		used = sizeof(info->query_hw_ip);
-		break;
-	case AMDGPU_INFO_FW_VERSION:
-	case AMDGPU_INFO_READ_MMR_REG:
-		used = sizeof(info->query_fw);
-		break;
-	case AMDGPU_INFO_ACCEL_WORKING:
-	case AMDGPU_INFO_DEV_INFO:
-	case AMDGPU_INFO_TIMESTAMP:
-	case AMDGPU_INFO_VRAM_GTT:
-	case AMDGPU_INFO_VRAM_USAGE:
-	case AMDGPU_INFO_VIS_VRAM_USAGE:
-	case AMDGPU_INFO_GTT_USAGE:
-	case AMDGPU_INFO_MEMORY:
-	case AMDGPU_INFO_GDS_CONFIG:
-	case AMDGPU_INFO_NUM_BYTES_MOVED:
-	case AMDGPU_INFO_NUM_EVICTIONS:
-	case AMDGPU_INFO_NUM_VRAM_CPU_PAGE_FAULTS:
-	case AMDGPU_INFO_RAS_ENABLED_FEATURES:
-	case AMDGPU_INFO_VRAM_LOST_COUNTER:
-		used = 0;
-		break;
-	default:
-		kfdsim_amdgpu_reject("INFO: query 0x%x is not simulated\n",
-				     info->query);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (!kfdsim_amdgpu_args_clear(info, used)) {
-		kfdsim_amdgpu_reject("INFO: query 0x%x with unused arguments set\n",
-				     info->query);
-		ret = -EINVAL;
-		goto out;
-	}
 
 	ret = 0;
 	switch (info->query) {
@@ -349,6 +316,10 @@ static int kfdsim_amdgpu_info(struct drm_device *drm, void *data,
 		len = sizeof(r->ui32);
 		break;
 	case AMDGPU_INFO_FW_VERSION:
+		if (info->query_fw.ip_instance) {
+			ret = -EINVAL;
+			goto out;
+		}
 		ret = kfdsim_amdgpu_fw_version(gpu, &info->query_fw, &r->fw);
 		len = sizeof(r->fw);
 		break;
@@ -404,9 +375,13 @@ static int kfdsim_amdgpu_info(struct drm_device *drm, void *data,
 		len = sizeof(r->ui64);
 		break;
 	case AMDGPU_INFO_VRAM_LOST_COUNTER:
-	default:	/* every other query was refused above */
 		len = sizeof(r->ui32);
 		break;
+	default:
+		kfdsim_amdgpu_reject("INFO: query 0x%x is not simulated\n",
+				     info->query);
+		ret = -EINVAL;
+		goto out;
 	}
 
 	if (!ret && copy_to_user(out, r, min_t(size_t, len, info->return_size)))

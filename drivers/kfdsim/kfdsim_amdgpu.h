@@ -33,10 +33,11 @@ extern const struct drm_ioctl_desc
 	kfdsim_amdgpu_ioctls[KFDSIM_AMDGPU_NUM_IOCTLS];
 
 /*
- * The file's GPU VM spans the GPUVM aperture KFD reports (the simulator has
- * no upper half); GEM_VA accepts [START, END).
+ * The file's GPU VM is the lower half of amdgpu's gfx9 VM: GEM_VA accepts
+ * [START, END). As in amdgpu the first 2 MiB are reserved
+ * (AMDGPU_VA_RESERVED_SIZE); the simulator has no upper half.
  */
-#define KFDSIM_AMDGPU_VA_START		KFDSIM_GPUVM_BASE
+#define KFDSIM_AMDGPU_VA_START		(2ULL << 20)
 #define KFDSIM_AMDGPU_VA_END		(KFDSIM_GPUVM_LIMIT + 1)
 
 /* SDMA rings a context can address (libdrm's AMDGPU_CS_MAX_RINGS). */
@@ -46,7 +47,8 @@ extern const struct drm_ioctl_desc
  * struct kfdsim_amdgpu_file - the amdgpu state of one render-node file
  * @gpu: the file's GPU; NULL on the placeholder devices of module load
  * @lock: protects everything below; taken before the VM's own lock
- * @vm: the file's GPU page table
+ * @vm: the file's GPU VM; its page table is also the VM of the KFD process
+ *      that bound the file, if any
  * @mappings: GEM_VA mappings (struct kfdsim_amdgpu_va) by GPU VA
  * @ctxs: context id -> struct kfdsim_amdgpu_ctx
  * @bo_lists: BO list id -> struct kfdsim_amdgpu_bo_list
@@ -80,9 +82,6 @@ int kfdsim_amdgpu_prime_handle_to_fd(struct drm_device *drm,
 
 /* The GPU of a kfdsim DRM device, NULL for a placeholder device. */
 struct kfdsim_gpu *kfdsim_amdgpu_gpu_of(struct drm_device *drm);
-
-/* Claim the file's GPU VM for amdgpu use; -EBUSY if KFD owns the file. */
-int kfdsim_amdgpu_claim_vm(struct drm_file *file, const char *op);
 
 /* kfdsim_amdgpu_mem.c */
 void kfdsim_amdgpu_vm_fini(struct kfdsim_amdgpu_file *af);

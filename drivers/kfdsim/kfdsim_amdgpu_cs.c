@@ -3,14 +3,16 @@
  * amdgpu uAPI: contexts, BO lists, command submission and fences.
  *
  * Only the DMA IP exists: one ring per simulated SDMA engine. CS fetches
- * each indirect buffer through the file's GPU VM and runs its packets on the
- * simulated SDMA engine (kfdsim_sdma_exec(), the one KFD SDMA queues use)
- * before the ioctl returns. A submission that completes gets the next
- * sequence number of its context and ring; one that fails (a packet the
- * engine refuses, a GPU page fault, a truncated IB) returns the error and
- * consumes no sequence number, after whatever packets before the bad one
- * did. Fence waits therefore never block: every sequence number handed out
- * has signalled.
+ * each indirect buffer through the file's GPU VM (the KFD process's VM once
+ * KFD has bound the file) and runs its packets on the simulated SDMA engine
+ * (kfdsim_sdma_exec(), the one KFD SDMA queues use) before the ioctl
+ * returns. A submission that completes gets the next sequence number of its
+ * context and ring. GPU page faults do not stop it: as on gfx9 with retry
+ * faults off, the fault is logged, reads of an unmapped page give zeros and
+ * writes to it are dropped. One that fails (a packet the engine refuses, a
+ * truncated packet) returns the error and consumes no sequence number,
+ * after whatever packets before the bad one did. Fence waits therefore
+ * never block: every sequence number handed out has signalled.
  *
  * All memory is resident, so BO lists are only checked and kept: a list
  * holds references on its BOs, as in amdgpu.
@@ -21,7 +23,6 @@
 #include <linux/highmem.h>
 #include <linux/kref.h>
 #include <linux/mm.h>
-#include <linux/sizes.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -34,18 +35,19 @@
 /* Limits on what one file or one request may ask for. */
 #define KFDSIM_AMDGPU_MAX_CTXS		1024
 #define KFDSIM_AMDGPU_MAX_BO_LISTS	1024
-#define KFDSIM_AMDGPU_MAX_LIST_BOS	65536
+/* amdgpu's AMDGPU_BO_LIST_MAX_ENTRIES */
+#define KFDSIM_AMDGPU_MAX_LIST_BOS	(128 * 1024)
 #define KFDSIM_AMDGPU_MAX_CHUNKS	256
 #define KFDSIM_AMDGPU_MAX_IBS		64
 #define KFDSIM_AMDGPU_MAX_DEPS		1024
 #define KFDSIM_AMDGPU_MAX_FENCES	1024
-/* An IB is copied into the kernel before it runs: 1 MiB of packets. */
-#define KFDSIM_AMDGPU_MAX_IB_BYTES	SZ_1M
-
-#define KFDSIM_AMDGPU_IB_FLAGS \
-	(AMDGPU_IB_FLAG_CE | AMDGPU_IB_FLAG_PREAMBLE | \
-	 AMDGPU_IB_FLAG_PREEMPT | AMDGPU_IB_FLAG_TC_WB_NOT_INVALIDATE | \
-	 AMDGPU_IB_FLAG_RESET_GDS_MAX_WAVE_ID | AMDGPU_IB_FLAG_EMIT_MEM_SYNC)
+/*
+ * An IB is copied into the kernel before it runs. Its size is bounded as
+ * amdgpu bounds SDMA IBs: the 20-bit dword count of the IB packet.
+ */
+#define KFDSIM_AMDGPU_MAX_IB_DWORDS	0xfffff
+/* The SDMA IB packet takes a 32-byte aligned base: lower bits are dropped. */
+#define KFDSIM_AMDGPU_IB_BASE_ALIGN	32
 
 /**
  * struct kfdsim_amdgpu_ctx - a submission context
@@ -171,16 +173,21 @@ int kfdsim_amdgpu_ctx(struct drm_device *drm, void *data,
 	u32 op = args->in.op, flags = args->in.flags, id = args->in.ctx_id;
 	int ret;
 
-	if (!kfdsim_amdgpu_prio_valid(args->in.priority))
-		return -EINVAL;
+	s32 prio = args->in.priority;
+
+	/*
+	 * As amdgpu_ctx_ioctl(): a priority it does not know counts as
+	 * normal (old user space passes garbage there), ALLOC ignores the
+	 * context id, and only SET_STABLE_PSTATE takes flags.
+	 */
+	if (!kfdsim_amdgpu_prio_valid(prio))
+		prio = AMDGPU_CTX_PRIORITY_NORMAL;
 	if (flags && op != AMDGPU_CTX_OP_SET_STABLE_PSTATE)
 		return -EINVAL;
 
 	switch (op) {
 	case AMDGPU_CTX_OP_ALLOC_CTX:
-		if (id)
-			return -EINVAL;
-		ret = kfdsim_amdgpu_ctx_alloc(af, file, args->in.priority, &id);
+		ret = kfdsim_amdgpu_ctx_alloc(af, file, prio, &id);
 		if (ret)
 			return ret;
 		memset(args, 0, sizeof(*args));
@@ -243,9 +250,13 @@ kfdsim_amdgpu_bo_list_read(struct drm_file *file, u64 uptr, u32 n,
 	size_t len = min_t(size_t, stride, sizeof(entry));
 	int ret = 0;
 
-	if (n > KFDSIM_AMDGPU_MAX_LIST_BOS || stride < sizeof(entry.bo_handle)) {
-		kfdsim_amdgpu_reject("BO list of %u entries of %u bytes\n",
-				     n, stride);
+	/*
+	 * As amdgpu_bo_create_list_entry_array(): any entry size, the
+	 * bytes an entry lacks read as zero.
+	 */
+	if (n > KFDSIM_AMDGPU_MAX_LIST_BOS) {
+		kfdsim_amdgpu_reject("BO list of %u entries (at most %u)\n",
+				     n, KFDSIM_AMDGPU_MAX_LIST_BOS);
 		return ERR_PTR(-EINVAL);
 	}
 	list = kvzalloc(struct_size(list, objs, n), GFP_KERNEL_ACCOUNT);
@@ -283,11 +294,9 @@ int kfdsim_amdgpu_bo_list(struct drm_device *drm, void *data,
 	u32 id = args->in.list_handle;
 	int ret = 0;
 
+	/* As amdgpu_bo_list_ioctl(): CREATE ignores the list handle. */
 	switch (args->in.operation) {
 	case AMDGPU_BO_LIST_OP_CREATE:
-		if (id)
-			return -EINVAL;
-		fallthrough;
 	case AMDGPU_BO_LIST_OP_UPDATE:
 		list = kfdsim_amdgpu_bo_list_read(file, args->in.bo_info_ptr,
 						  args->in.bo_number,
@@ -302,11 +311,6 @@ int kfdsim_amdgpu_bo_list(struct drm_device *drm, void *data,
 				     args->in.operation);
 		return -EINVAL;
 	}
-	if (id > INT_MAX) {
-		ret = -ENOENT;
-		goto out;
-	}
-
 	mutex_lock(&af->lock);
 	switch (args->in.operation) {
 	case AMDGPU_BO_LIST_OP_CREATE:
@@ -322,15 +326,14 @@ int kfdsim_amdgpu_bo_list(struct drm_device *drm, void *data,
 		break;
 	case AMDGPU_BO_LIST_OP_UPDATE:
 		/* The old list is freed below, outside the lock. */
-		if (idr_find(&af->bo_lists, id))
+		if (id <= INT_MAX && idr_find(&af->bo_lists, id))
 			list = idr_replace(&af->bo_lists, list, id);
 		else
 			ret = -ENOENT;
 		break;
 	case AMDGPU_BO_LIST_OP_DESTROY:
-		list = idr_remove(&af->bo_lists, id);
-		if (!list)
-			ret = -ENOENT;
+		/* As amdgpu, destroying a list that does not exist is no error. */
+		list = id <= INT_MAX ? idr_remove(&af->bo_lists, id) : NULL;
 		id = 0;
 		break;
 	}
@@ -339,7 +342,6 @@ int kfdsim_amdgpu_bo_list(struct drm_device *drm, void *data,
 		memset(args, 0, sizeof(*args));
 		args->out.list_handle = id;
 	}
-out:
 	kfdsim_amdgpu_bo_list_free(list);
 	return ret;
 }
@@ -413,22 +415,26 @@ static int kfdsim_amdgpu_chunk_ib(struct kfdsim_amdgpu_file *af,
 		return -EINVAL;
 	if (copy_from_user(ib, u64_to_user_ptr(uptr), sizeof(*ib)))
 		return -EFAULT;
-	if (ib->_pad || (ib->flags & ~KFDSIM_AMDGPU_IB_FLAGS)) {
-		kfdsim_amdgpu_reject("CS: IB flags 0x%x\n", ib->flags);
-		return -EINVAL;
-	}
+	/*
+	 * As amdgpu: the flags and the padding are not checked. Of the
+	 * defined flags only GFX rings act on CE, PREEMPT, the cache and GDS
+	 * bits; an SDMA ring has no memory-sync packet (EMIT_MEM_SYNC) and
+	 * SECURE needs TMZ, which gfx906 lacks. PREAMBLE is not skipped (see
+	 * Documentation/upstream-differences.rst).
+	 */
 	ring = kfdsim_amdgpu_ring(af->gpu, ib->ip_type, ib->ip_instance,
 				  ib->ring);
 	if (ring < 0)
 		return ring;
-	/* One job runs on one ring. */
-	if (job->nr_ibs && ib->ring != job->ibs[0].ring)
+	/* One job runs on one ring (no gang submission). */
+	if (job->nr_ibs && ib->ring != job->ibs[0].ring) {
+		kfdsim_amdgpu_reject("CS: IBs on SDMA rings %u and %u in one submission\n",
+				     job->ibs[0].ring, ib->ring);
 		return -EINVAL;
-	if (!ib->ib_bytes || ib->ib_bytes > KFDSIM_AMDGPU_MAX_IB_BYTES ||
-	    !IS_ALIGNED(ib->ib_bytes | ib->va_start, sizeof(u32))) {
-		kfdsim_amdgpu_reject("CS: IB at 0x%llx of %u bytes (at most %u, dword aligned)\n",
-				     ib->va_start, ib->ib_bytes,
-				     KFDSIM_AMDGPU_MAX_IB_BYTES);
+	}
+	if (ib->ib_bytes / sizeof(u32) > KFDSIM_AMDGPU_MAX_IB_DWORDS) {
+		kfdsim_amdgpu_reject("CS: IB of %u bytes (at most %u dwords)\n",
+				     ib->ib_bytes, KFDSIM_AMDGPU_MAX_IB_DWORDS);
 		return -EINVAL;
 	}
 	job->nr_ibs++;
@@ -444,10 +450,19 @@ static int kfdsim_amdgpu_chunk_fence(struct drm_file *file,
 		return -EINVAL;
 	if (copy_from_user(&f, u64_to_user_ptr(uptr), sizeof(f)))
 		return -EFAULT;
+	/* As amdgpu_cs_p1_user_fence(): every refusal is -EINVAL. */
 	job->fence = drm_gem_object_lookup(file, f.handle);
-	if (!job->fence)
-		return -ENOENT;
-	if (!IS_ALIGNED(f.offset, sizeof(u64)) ||
+	if (!job->fence) {
+		kfdsim_amdgpu_reject("CS: no user fence BO with handle %u\n",
+				     f.handle);
+		return -EINVAL;
+	}
+	if (to_kfdsim_gem(job->fence)->domain == KFDSIM_DOMAIN_USERPTR) {
+		kfdsim_amdgpu_reject("CS: the user fence BO is user memory\n");
+		return -EINVAL;
+	}
+	/* The SDMA fence packet writes dwords: 4-byte alignment. */
+	if (!IS_ALIGNED(f.offset, sizeof(u32)) ||
 	    f.offset > job->fence->size - sizeof(u64)) {
 		kfdsim_amdgpu_reject("CS: user fence at offset %u of a %zu-byte BO\n",
 				     f.offset, job->fence->size);
@@ -586,41 +601,101 @@ static int kfdsim_amdgpu_cs_parse(struct drm_file *file,
 	return ret;
 }
 
+/**
+ * struct kfdsim_amdgpu_faults - the GPU page faults of one IB
+ * @first: the first fault
+ * @count: how many accesses faulted
+ */
+struct kfdsim_amdgpu_faults {
+	struct kfdsim_fault first;
+	u32 count;
+};
+
+static void kfdsim_amdgpu_fault(void *priv, const struct kfdsim_fault *fault)
+{
+	struct kfdsim_amdgpu_faults *f = priv;
+
+	if (!f->count++)
+		f->first = *fault;
+}
+
+/*
+ * amdgpu logs a rate-limited line per VM fault and the IB runs on; one
+ * line per faulting IB here, naming the first address.
+ */
+static void kfdsim_amdgpu_log_faults(const struct kfdsim_amdgpu_faults *f,
+				     u32 ring)
+{
+	if (!f->count)
+		return;
+	pr_info_ratelimited("amdgpu: pid %d: [mmhub] page fault on SDMA ring %u at address 0x%llx (%s%s), %u faulting accesses: reads gave zeros, writes were dropped\n",
+			    task_tgid_nr(current), ring, f->first.va,
+			    f->first.write ? "write" : "read",
+			    f->first.read_only ? " to a read-only page" : "",
+			    f->count);
+}
+
+/*
+ * Fetch @ndw dwords of IB from @va page by page; an unmapped page reads as
+ * zeros (NOPs), as the engine fetching through a faulting VM does.
+ */
+static void kfdsim_amdgpu_fetch_ib(struct kfdsim_amdgpu_file *af, u64 va,
+				   u32 *dw, u32 ndw,
+				   struct kfdsim_amdgpu_faults *faults)
+{
+	size_t left = (size_t)ndw * sizeof(u32), chunk;
+	struct kfdsim_fault fault;
+	u8 *p = (u8 *)dw;
+
+	while (left) {
+		chunk = min_t(size_t, left, PAGE_SIZE - offset_in_page(va));
+		if (kfdsim_vm_read(&af->vm, va, p, chunk, &fault)) {
+			kfdsim_amdgpu_fault(faults, &fault);
+			memset(p, 0, chunk);
+		}
+		va += chunk;
+		p += chunk;
+		left -= chunk;
+	}
+}
+
 /* Run one IB on the SDMA engine, against the file's VM. */
 static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
 				const struct drm_amdgpu_cs_chunk_ib *ib)
 {
-	struct kfdsim_sdma_ctx sdma = { .vm = &af->vm };
+	struct kfdsim_amdgpu_faults faults = {};
+	struct kfdsim_sdma_ctx sdma = {
+		.vm = &af->vm,
+		.fault = kfdsim_amdgpu_fault,
+		.priv = &faults,
+	};
 	u32 ndw = ib->ib_bytes / sizeof(u32);
 	struct kfdsim_fault fault;
 	u32 pos, *dw;
 	int n, ret = 0;
 
-	dw = kvmalloc(ib->ib_bytes, GFP_KERNEL);
+	/* As amdgpu: an empty IB runs nothing. */
+	if (!ndw)
+		return 0;
+	dw = kvmalloc_array(ndw, sizeof(u32), GFP_KERNEL);
 	if (!dw)
 		return -ENOMEM;
-	/* As amdgpu: an IB outside the VM's mappings is -EINVAL. */
-	if (kfdsim_vm_read(&af->vm, ib->va_start, dw, ib->ib_bytes, &fault)) {
-		kfdsim_amdgpu_reject("CS: IB at 0x%llx is not mapped (0x%llx)\n",
-				     ib->va_start, fault.va);
-		ret = -EINVAL;
-		goto out;
-	}
+	kfdsim_amdgpu_fetch_ib(af, round_down(ib->va_start,
+					      KFDSIM_AMDGPU_IB_BASE_ALIGN),
+			       dw, ndw, &faults);
 
 	for (pos = 0; pos < ndw; pos += n) {
 		n = kfdsim_sdma_exec(&sdma, dw + pos, ndw - pos, &fault);
-		if (n == -EFAULT) {
-			kfdsim_amdgpu_reject("CS: GPU page fault at 0x%llx (%s%s), IB dword %u\n",
-					     fault.va,
-					     fault.write ? "write" : "read",
-					     fault.read_only ? ", read-only" : "",
-					     pos);
-			ret = -EFAULT;
-			break;
-		}
 		if (n == -ENOEXEC) {
 			kfdsim_amdgpu_reject("CS: bad SDMA packet 0x%08x at IB dword %u\n",
 					     dw[pos], pos);
+			ret = -EINVAL;
+			break;
+		}
+		/* Submissions run to the end in the ioctl: nothing can wait. */
+		if (n == -EBUSY) {
+			kfdsim_amdgpu_reject("CS: POLL_REGMEM at IB dword %u does not hold\n",
+					     pos);
 			ret = -EINVAL;
 			break;
 		}
@@ -641,20 +716,33 @@ static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
 		}
 		cond_resched();
 	}
-out:
+	kfdsim_amdgpu_log_faults(&faults, ib->ring);
 	kvfree(dw);
 	return ret;
 }
 
-/* The GPU writes the sequence number to the user fence when done. */
+/* Write one dword of the user fence. */
+static void kfdsim_amdgpu_fence_dword(struct kfdsim_gem *bo, u32 offset,
+				      u32 value)
+{
+	void *va;
+
+	va = kmap_local_page(bo->pages[offset >> PAGE_SHIFT]);
+	WRITE_ONCE(*(u32 *)(va + offset_in_page(offset)), value);
+	kunmap_local(va);
+}
+
+/*
+ * The GPU writes the 64-bit sequence number to the user fence when done,
+ * low dword first, as the SDMA fence packets amdgpu emits do.
+ */
 static void kfdsim_amdgpu_write_fence(struct kfdsim_amdgpu_job *job, u64 seq)
 {
 	struct kfdsim_gem *bo = to_kfdsim_gem(job->fence);
-	void *va;
 
-	va = kmap_local_page(bo->pages[job->fence_offset >> PAGE_SHIFT]);
-	WRITE_ONCE(*(u64 *)(va + offset_in_page(job->fence_offset)), seq);
-	kunmap_local(va);
+	kfdsim_amdgpu_fence_dword(bo, job->fence_offset, lower_32_bits(seq));
+	kfdsim_amdgpu_fence_dword(bo, job->fence_offset + sizeof(u32),
+				  upper_32_bits(seq));
 }
 
 int kfdsim_amdgpu_cs(struct drm_device *drm, void *data,
@@ -670,19 +758,18 @@ int kfdsim_amdgpu_cs(struct drm_device *drm, void *data,
 
 	if (!af->gpu)
 		return -ENODEV;
-	if (cs->in.flags || !cs->in.num_chunks ||
+	/* As amdgpu, the flags are not looked at. */
+	if (!cs->in.num_chunks ||
 	    cs->in.num_chunks > KFDSIM_AMDGPU_MAX_CHUNKS) {
-		kfdsim_amdgpu_reject("CS: flags 0x%x, %u chunks\n",
-				     cs->in.flags, cs->in.num_chunks);
+		kfdsim_amdgpu_reject("CS: %u chunks (1 to %u)\n",
+				     cs->in.num_chunks,
+				     KFDSIM_AMDGPU_MAX_CHUNKS);
 		return -EINVAL;
 	}
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
 		return -ENOMEM;
 	ret = kfdsim_amdgpu_cs_parse(file, &cs->in, job);
-	if (ret)
-		goto out;
-	ret = kfdsim_amdgpu_claim_vm(file, "CS");
 	if (ret)
 		goto out;
 	ctx = kfdsim_amdgpu_ctx_get(af, cs->in.ctx_id);

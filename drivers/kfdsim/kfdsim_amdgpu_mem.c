@@ -8,8 +8,11 @@
  * from the same GPU, and otherwise an alias object on the importing GPU that
  * shares the pages (a peer mapping, as KFD allows between GPUs).
  *
- * GEM_VA maps whole pages of a BO into the file's GPU page table. Each
- * mapping holds a reference on its BO, so the pages stay valid until the
+ * GEM_VA maps whole pages of a BO into the file's GPU page table, which is
+ * also the KFD process's VM once KFD has bound the file: a range mapped by
+ * either side is refused to the other with -EINVAL, as amdgpu_vm_bo_map()
+ * refuses any overlap in the one VM. Each mapping holds a reference on its
+ * BO, so the pages stay valid until the
  * mapping is removed (by GEM_VA or when the file is closed), even if every
  * handle of the BO is closed first; amdgpu instead drops a BO's mappings
  * when the file's last handle of it goes.
@@ -18,7 +21,6 @@
 
 #include <linux/dma-buf.h>
 #include <linux/interval_tree.h>
-#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -47,10 +49,14 @@
 	(AMDGPU_GEM_USERPTR_ANONONLY | AMDGPU_GEM_USERPTR_VALIDATE | \
 	 AMDGPU_GEM_USERPTR_REGISTER)
 
+/* The flags amdgpu_gem_va_ioctl() accepts besides PRT. */
 #define KFDSIM_AMDGPU_VA_FLAGS \
 	(AMDGPU_VM_DELAY_UPDATE | AMDGPU_VM_PAGE_READABLE | \
 	 AMDGPU_VM_PAGE_WRITEABLE | AMDGPU_VM_PAGE_EXECUTABLE | \
 	 AMDGPU_VM_MTYPE_MASK | AMDGPU_VM_PAGE_NOALLOC)
+
+/* GEM_CREATE with no domain gets system memory, as in amdgpu. */
+#define KFDSIM_AMDGPU_DOMAIN_DEFAULT	AMDGPU_GEM_DOMAIN_CPU
 
 /* ---- alias objects: another GPU's pages under this GPU's device ---- */
 
@@ -248,26 +254,30 @@ int kfdsim_amdgpu_gem_create(struct drm_device *drm, void *data,
 				     ~(u64)KFDSIM_AMDGPU_CREATE_FLAGS);
 		return -EINVAL;
 	}
-	if (!domains || (domains & ~(u64)(KFDSIM_AMDGPU_SYS_DOMAINS |
-					  AMDGPU_GEM_DOMAIN_VRAM))) {
+	if (!domains)
+		domains = KFDSIM_AMDGPU_DOMAIN_DEFAULT;
+	if (domains & ~(u64)(KFDSIM_AMDGPU_SYS_DOMAINS |
+			     AMDGPU_GEM_DOMAIN_VRAM)) {
 		kfdsim_amdgpu_reject("GEM_CREATE: domains 0x%llx (VRAM, GTT, CPU only)\n",
 				     domains);
 		return -EINVAL;
 	}
-	if (!size || size > U64_MAX - PAGE_SIZE ||
-	    (args->in.alignment && !is_power_of_2(args->in.alignment))) {
-		kfdsim_amdgpu_reject("GEM_CREATE: size 0x%llx alignment 0x%llx\n",
-				     size, args->in.alignment);
+	/* The alignment is a placement hint; pages are always aligned. */
+	if (!size || size > U64_MAX - PAGE_SIZE) {
+		kfdsim_amdgpu_reject("GEM_CREATE: size 0x%llx\n", size);
 		return -EINVAL;
 	}
 	size = PAGE_ALIGN(size);
 
-	/* VRAM first when asked for, system memory if VRAM is full. */
+	/*
+	 * VRAM first when asked for, system memory if VRAM is full: like
+	 * amdgpu_gem_create_ioctl(), which retries a VRAM-only request in
+	 * VRAM or GTT.
+	 */
 	bo = ERR_PTR(-ENOMEM);
 	if (domains & AMDGPU_GEM_DOMAIN_VRAM)
 		bo = kfdsim_gem_create(gpu, KFDSIM_DOMAIN_VRAM, size);
-	if (IS_ERR(bo) && PTR_ERR(bo) == -ENOMEM &&
-	    (domains & KFDSIM_AMDGPU_SYS_DOMAINS))
+	if (IS_ERR(bo) && PTR_ERR(bo) == -ENOMEM)
 		bo = kfdsim_gem_create(gpu, KFDSIM_DOMAIN_GTT, size);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
@@ -289,8 +299,7 @@ int kfdsim_amdgpu_gem_mmap(struct drm_device *drm, void *data,
 	struct drm_gem_object *obj;
 	int ret = 0;
 
-	if (args->in._pad)
-		return -EINVAL;
+	/* As amdgpu, the padding is not looked at. */
 	obj = drm_gem_object_lookup(file, args->in.handle);
 	if (!obj)
 		return -ENOENT;
@@ -304,6 +313,7 @@ int kfdsim_amdgpu_gem_mmap(struct drm_device *drm, void *data,
 				     args->in.handle);
 		ret = -EPERM;
 	} else {
+		memset(args, 0, sizeof(*args));
 		args->out.addr_ptr = drm_vma_node_offset_addr(&obj->vma_node);
 	}
 	drm_gem_object_put(obj);
@@ -384,24 +394,21 @@ int kfdsim_amdgpu_gem_userptr(struct drm_device *drm, void *data,
 	return 0;
 }
 
-/* Submissions complete before CS returns: every BO is always idle. */
+/*
+ * Submissions complete before CS returns: every BO is always idle. As
+ * amdgpu_gem_wait_idle_ioctl(): status 0 (idle), domain 0, flags ignored.
+ */
 int kfdsim_amdgpu_gem_wait_idle(struct drm_device *drm, void *data,
 				struct drm_file *file)
 {
 	union drm_amdgpu_gem_wait_idle *args = data;
 	struct drm_gem_object *obj;
-	u32 domain;
 
-	if (args->in.flags)
-		return -EINVAL;
 	obj = drm_gem_object_lookup(file, args->in.handle);
 	if (!obj)
 		return -ENOENT;
-	domain = to_kfdsim_gem(obj)->domain == KFDSIM_DOMAIN_VRAM ?
-		 AMDGPU_GEM_DOMAIN_VRAM : AMDGPU_GEM_DOMAIN_GTT;
 	drm_gem_object_put(obj);
 	memset(args, 0, sizeof(*args));
-	args->out.domain = domain;
 	return 0;
 }
 
@@ -497,8 +504,15 @@ static int kfdsim_amdgpu_va_map(struct kfdsim_amdgpu_file *af,
 	ret = kfdsim_vm_map(&af->vm, args->va_address,
 			    bo->pages + (args->offset_in_bo >> PAGE_SHIFT),
 			    args->map_size >> PAGE_SHIFT, pte_flags);
+	if (ret == -EEXIST) {
+		/* KFD mapped a BO there: the file's VM is the process's. */
+		kfdsim_amdgpu_reject("GEM_VA: 0x%llx-0x%llx overlaps a KFD mapping\n",
+				     args->va_address, last);
+		return -EINVAL;
+	}
 	if (ret)
 		return ret;
+	kfdsim_vm_mark_used(&af->vm);
 
 	drm_gem_object_get(&bo->base);
 	m->bo = bo;
@@ -530,18 +544,27 @@ static int kfdsim_amdgpu_va_unmap(struct kfdsim_amdgpu_file *af,
 	return 0;
 }
 
+/*
+ * The checks of amdgpu_gem_va_ioctl() and amdgpu_vm_bo_map(), in their
+ * order: the address (for every operation), the flags, then the layout of
+ * a new mapping. The padding is not looked at.
+ */
 static int kfdsim_amdgpu_va_check(const struct drm_amdgpu_gem_va *args)
 {
-	u64 mtype = args->flags & AMDGPU_VM_MTYPE_MASK;
-
-	if (args->_pad)
+	if (args->va_address < KFDSIM_AMDGPU_VA_START ||
+	    args->va_address >= KFDSIM_AMDGPU_VA_END ||
+	    args->map_size > KFDSIM_AMDGPU_VA_END - args->va_address) {
+		kfdsim_amdgpu_reject("GEM_VA: 0x%llx size 0x%llx outside [0x%llx, 0x%llx)\n",
+				     args->va_address, args->map_size,
+				     KFDSIM_AMDGPU_VA_START,
+				     KFDSIM_AMDGPU_VA_END);
 		return -EINVAL;
+	}
 	if (args->flags & AMDGPU_VM_PAGE_PRT) {
 		kfdsim_amdgpu_reject("GEM_VA: partially resident mappings are not simulated\n");
 		return -EINVAL;
 	}
-	if ((args->flags & ~KFDSIM_AMDGPU_VA_FLAGS) ||
-	    mtype > AMDGPU_VM_MTYPE_RW) {
+	if (args->flags & ~KFDSIM_AMDGPU_VA_FLAGS) {
 		kfdsim_amdgpu_reject("GEM_VA: unknown flags 0x%x\n",
 				     args->flags);
 		return -EINVAL;
@@ -550,14 +573,11 @@ static int kfdsim_amdgpu_va_check(const struct drm_amdgpu_gem_va *args)
 		return 0;
 	if (!args->map_size ||
 	    !PAGE_ALIGNED(args->va_address | args->map_size |
-			  args->offset_in_bo) ||
-	    args->va_address < KFDSIM_AMDGPU_VA_START ||
-	    args->va_address > KFDSIM_AMDGPU_VA_END ||
-	    args->map_size > KFDSIM_AMDGPU_VA_END - args->va_address) {
+			  args->offset_in_bo)) {
 		kfdsim_amdgpu_reject("GEM_VA: va 0x%llx size 0x%llx offset 0x%llx: %s\n",
 				     args->va_address, args->map_size,
 				     args->offset_in_bo,
-				     "not page aligned or outside the VM");
+				     "empty or not page aligned");
 		return -EINVAL;
 	}
 	return 0;
@@ -573,6 +593,9 @@ int kfdsim_amdgpu_gem_va(struct drm_device *drm, void *data,
 	struct kfdsim_gem *bo = NULL;
 	int ret;
 
+	ret = kfdsim_amdgpu_va_check(args);
+	if (ret)
+		return ret;
 	switch (args->operation) {
 	case AMDGPU_VA_OP_MAP:
 	case AMDGPU_VA_OP_UNMAP:
@@ -584,9 +607,6 @@ int kfdsim_amdgpu_gem_va(struct drm_device *drm, void *data,
 				     args->operation);
 		return -EINVAL;
 	}
-	ret = kfdsim_amdgpu_va_check(args);
-	if (ret)
-		return ret;
 
 	/* As amdgpu, CLEAR names no BO. */
 	if (args->operation != AMDGPU_VA_OP_CLEAR) {
@@ -604,10 +624,6 @@ int kfdsim_amdgpu_gem_va(struct drm_device *drm, void *data,
 		ret = -EINVAL;
 		goto out_put;
 	}
-
-	ret = kfdsim_amdgpu_claim_vm(file, "GEM_VA");
-	if (ret)
-		goto out_put;
 
 	/* Allocate before changing anything, so only the VM can fail. */
 	if (args->operation != AMDGPU_VA_OP_UNMAP) {

@@ -283,6 +283,8 @@ static enum kfdsim_run kfdsim_run_sdma(struct kfdsim_queue *q, u64 deadline)
 			ret = kfdsim_sdma_exec(&ctx, dw, ndw, &fault);
 		if (ret == -EAGAIN || (ret > 0 && ret > avail))
 			return run;	/* packet not fully written yet */
+		if (ret == -EBUSY)
+			return run;	/* a poll that does not hold yet */
 		if (ret < 0)
 			return kfdsim_queue_error(q, ret, &fault);
 

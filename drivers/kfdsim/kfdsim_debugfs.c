@@ -30,6 +30,7 @@ static int kfdsim_counters_show(struct seq_file *m, void *unused)
 	seq_printf(m, "vm_ptes %d\n", atomic_read(&c->vm_ptes));
 	seq_printf(m, "doorbell_slices %d\n",
 		   atomic_read(&c->doorbell_slices));
+	seq_printf(m, "mmio_pages %d\n", atomic_read(&c->mmio_pages));
 	seq_printf(m, "queues %d\n", atomic_read(&c->queues));
 	for (i = 0; i < kfdsim_num_gpus; i++)
 		seq_printf(m, "gpu%u_vram_used %lld\n", i,

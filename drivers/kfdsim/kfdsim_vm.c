@@ -5,11 +5,19 @@
  * A sparse radix tree (xarray) indexed by GPU page frame number. Each entry
  * is a value entry packing the backing page frame and the KFDSIM_PTE_* bits,
  * the simulator's equivalent of a gfx9 PTE. The command processor resolves
- * every GPU virtual address through kfdsim_vm_translate(); an address with no
+ * every GPU virtual address through kfdsim_pt_translate(); an address with no
  * valid entry, or a write to a read-only entry, is a GPU page fault.
+ *
+ * The table (struct kfdsim_page_table) belongs to a render-node file, as
+ * amdgpu's VM belongs to its drm file. A KFD process that binds the file
+ * (ACQUIRE_VM, or a CRIU restore) shares it: its pdd's struct kfdsim_vm
+ * points at the file's table, so KFD BOs and the file's GEM_VA mappings live
+ * in one page table, as after amdgpu_vm_make_compute(). The process holds a
+ * reference on the file while bound, so the table outlives the sharing.
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/xarray.h>
 
 #include "kfdsim.h"
@@ -22,26 +30,85 @@ static void *kfdsim_pte_make(struct page *page, u32 flags)
 			   (flags & KFDSIM_PTE_FLAGS) | KFDSIM_PTE_VALID);
 }
 
-void kfdsim_vm_init(struct kfdsim_vm *vm)
+/**
+ * kfdsim_vm_create - give @vm a page table of its own
+ * @vm: the VM handle of a render-node file
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kfdsim_vm_create(struct kfdsim_vm *vm)
 {
-	xa_init(&vm->ptes);
-	init_rwsem(&vm->lock);
+	struct kfdsim_page_table *pt;
+
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL_ACCOUNT);
+	if (!pt)
+		return -ENOMEM;
+	xa_init(&pt->ptes);
+	init_rwsem(&pt->lock);
+	vm->pt = pt;
+	return 0;
 }
 
-/* The owner unmaps every BO first; anything left is a driver bug. */
-void kfdsim_vm_fini(struct kfdsim_vm *vm)
+/* The owner unmaps everything first; anything left is a driver bug. */
+void kfdsim_vm_destroy(struct kfdsim_vm *vm)
 {
-	WARN_ON(!xa_empty(&vm->ptes));
-	xa_destroy(&vm->ptes);
+	struct kfdsim_page_table *pt = vm->pt;
+
+	if (!pt)
+		return;
+	WARN_ON(!xa_empty(&pt->ptes));
+	xa_destroy(&pt->ptes);
+	kfree(pt);
+	vm->pt = NULL;
 }
 
-static void kfdsim_vm_erase(struct kfdsim_vm *vm, u64 va, unsigned long npages)
+/**
+ * kfdsim_vm_share - make @vm use the page table of @owner
+ * @vm: a VM handle without a table of its own (a pdd's)
+ * @owner: the handle that owns the table; it must outlive the sharing
+ */
+void kfdsim_vm_share(struct kfdsim_vm *vm, struct kfdsim_vm *owner)
+{
+	WRITE_ONCE(vm->pt, owner->pt);
+}
+
+/* Stop sharing; the user removed its own mappings first. */
+void kfdsim_vm_unshare(struct kfdsim_vm *vm)
+{
+	WRITE_ONCE(vm->pt, NULL);
+}
+
+/**
+ * kfdsim_vm_clean - has the owner of @vm's table never mapped anything?
+ * @vm: a VM handle with a table
+ *
+ * amdgpu_vm_make_compute() refuses a VM whose page tables were already
+ * populated by its drm file; a table its owner (the render node file) has
+ * mapped something into is the simulator's equivalent. Mappings a KFD
+ * process made while it shared the table do not count, so a failed CRIU
+ * restore can be retried on the same files.
+ */
+bool kfdsim_vm_clean(struct kfdsim_vm *vm)
+{
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
+
+	return pt && !READ_ONCE(pt->used);
+}
+
+/* The owner of @vm's table has mapped into it (see kfdsim_vm_clean()). */
+void kfdsim_vm_mark_used(struct kfdsim_vm *vm)
+{
+	WRITE_ONCE(vm->pt->used, true);
+}
+
+static void kfdsim_vm_erase(struct kfdsim_page_table *pt, u64 va,
+			    unsigned long npages)
 {
 	unsigned long first = va >> PAGE_SHIFT;
 	unsigned long i, removed = 0;
 
 	for (i = 0; i < npages; i++)
-		if (xa_erase(&vm->ptes, first + i))
+		if (xa_erase(&pt->ptes, first + i))
 			removed++;
 	WARN_ON(removed != npages);
 	atomic_sub(removed, &kfdsim_counters.vm_ptes);
@@ -56,18 +123,22 @@ static void kfdsim_vm_erase(struct kfdsim_vm *vm, u64 va, unsigned long npages)
  * @pte_flags: KFDSIM_PTE_WRITABLE and/or KFDSIM_PTE_EXECUTABLE
  *
  * All or nothing: on failure no entry of the range is left behind.
- * Return: 0, -EEXIST if part of the range is already mapped, or -ENOMEM.
+ * Return: 0, -EEXIST if part of the range is already mapped (by anyone
+ * sharing the table), -ENODEV if @vm has no table, or -ENOMEM.
  */
 int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 		  unsigned long npages, u32 pte_flags)
 {
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
 	unsigned long first = va >> PAGE_SHIFT;
 	unsigned long i;
 	int ret = 0;
 
-	down_write(&vm->lock);
+	if (WARN_ON(!pt))
+		return -ENODEV;
+	down_write(&pt->lock);
 	for (i = 0; i < npages; i++) {
-		ret = xa_insert(&vm->ptes, first + i,
+		ret = xa_insert(&pt->ptes, first + i,
 				kfdsim_pte_make(pages[i], pte_flags),
 				GFP_KERNEL);
 		if (ret)
@@ -75,10 +146,10 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 		atomic_inc(&kfdsim_counters.vm_ptes);
 	}
 	if (ret) {
-		kfdsim_vm_erase(vm, va, i);
+		kfdsim_vm_erase(pt, va, i);
 		ret = ret == -EBUSY ? -EEXIST : ret;
 	}
-	up_write(&vm->lock);
+	up_write(&pt->lock);
 	return ret;
 }
 
@@ -90,28 +161,35 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
  */
 void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages)
 {
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
+
+	if (WARN_ON(!pt))
+		return;
 	/* Waits for GPU accesses in flight, so the pages may be freed after. */
-	down_write(&vm->lock);
-	kfdsim_vm_erase(vm, va, npages);
-	up_write(&vm->lock);
+	down_write(&pt->lock);
+	kfdsim_vm_erase(pt, va, npages);
+	up_write(&pt->lock);
 }
 
 /**
- * kfdsim_vm_translate - resolve a GPU virtual address
- * @vm: the page table
+ * kfdsim_pt_translate - resolve a GPU virtual address
+ * @pt: the page table, or NULL (nothing mapped)
  * @va: any GPU virtual address
  * @write: the access is a write
  *
- * The caller holds @vm->lock for reading for as long as it uses the page.
- * Return: the backing page, or NULL on a GPU page fault (not present, or a
- * write to a read-only page).
+ * The caller holds the table's lock for reading for as long as it uses the
+ * page. Return: the backing page, or NULL on a GPU page fault (not present,
+ * or a write to a read-only page).
  */
-struct page *kfdsim_vm_translate(struct kfdsim_vm *vm, u64 va, bool write)
+static struct page *kfdsim_pt_translate(struct kfdsim_page_table *pt, u64 va,
+					bool write)
 {
 	unsigned long pte;
 	void *entry;
 
-	entry = xa_load(&vm->ptes, va >> PAGE_SHIFT);
+	if (!pt)
+		return NULL;
+	entry = xa_load(&pt->ptes, va >> PAGE_SHIFT);
 	if (!xa_is_value(entry))
 		return NULL;
 	pte = xa_to_value(entry);
@@ -131,38 +209,52 @@ struct page *kfdsim_vm_translate(struct kfdsim_vm *vm, u64 va, bool write)
  */
 bool kfdsim_vm_is_mapped(struct kfdsim_vm *vm, u64 va, u64 len, bool write)
 {
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
 	u64 end = va + len;
-	bool ok = end > va;
+	bool ok = end > va && pt;
 
-	down_read(&vm->lock);
+	if (!ok)
+		return false;
+	down_read(&pt->lock);
 	for (va &= PAGE_MASK; ok && va < end; va += PAGE_SIZE)
-		ok = kfdsim_vm_translate(vm, va, write);
-	up_read(&vm->lock);
+		ok = kfdsim_pt_translate(pt, va, write);
+	up_read(&pt->lock);
 	return ok;
 }
 
-static void kfdsim_fault_set(struct kfdsim_vm *vm, struct kfdsim_fault *fault,
-			     u64 va, bool write)
+static void kfdsim_fault_set(struct kfdsim_page_table *pt,
+			     struct kfdsim_fault *fault, u64 va, bool write)
 {
 	fault->va = va;
 	fault->write = write;
-	fault->read_only = write && kfdsim_vm_translate(vm, va, false);
+	fault->read_only = write && kfdsim_pt_translate(pt, va, false);
 }
 
 int kfdsim_vm_access(struct kfdsim_vm *vm, u64 va, u64 len, bool write,
 		     kfdsim_vm_access_fn fn, void *ctx,
 		     struct kfdsim_fault *fault)
 {
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
 	struct page *page;
 	size_t off, chunk;
 	void *ptr;
 	int ret = 0;
 
-	down_read(&vm->lock);
+	/* A VM without a table (a pdd before ACQUIRE_VM) maps nothing. */
+	if (!pt) {
+		if (len) {
+			fault->va = va;
+			fault->write = write;
+			fault->read_only = false;
+			return -EFAULT;
+		}
+		return 0;
+	}
+	down_read(&pt->lock);
 	while (len) {
-		page = kfdsim_vm_translate(vm, va, write);
+		page = kfdsim_pt_translate(pt, va, write);
 		if (!page) {
-			kfdsim_fault_set(vm, fault, va, write);
+			kfdsim_fault_set(pt, fault, va, write);
 			ret = -EFAULT;
 			break;
 		}
@@ -176,7 +268,7 @@ int kfdsim_vm_access(struct kfdsim_vm *vm, u64 va, u64 len, bool write,
 		va += chunk;
 		len -= chunk;
 	}
-	up_read(&vm->lock);
+	up_read(&pt->lock);
 	return ret;
 }
 

@@ -264,12 +264,13 @@ TEST_F(bad, alloc_unknown_gpu_id)
 	va_still_free(_metadata, self, FREE_VA, KT_MIB);
 }
 
-TEST_F(bad, alloc_mmio_remap_unsupported)
+/* As amdkfd: the MMIO remap BO is exactly one page. */
+TEST_F(bad, alloc_mmio_remap_wrong_size)
 {
-	alloc_fails(_metadata, self, self->ids[0], FREE_VA, KT_PAGE,
+	alloc_fails(_metadata, self, self->ids[0], FREE_VA, 2 * KT_PAGE,
 		    KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | KT_WRITABLE, 0,
-		    EOPNOTSUPP);
-	va_still_free(_metadata, self, FREE_VA, KT_PAGE);
+		    EINVAL);
+	va_still_free(_metadata, self, FREE_VA, 2 * KT_PAGE);
 }
 
 /* Each flag bit upstream does not define is refused, with any domain. */
@@ -870,14 +871,21 @@ TEST_F(bad, mmap_doorbell_unknown_gpu)
 	check_unchanged(_metadata, &self->e, &self->before);
 }
 
-/* Offsets of no known mmap type (0 is MMIO, which the simulator lacks). */
-TEST_F(bad, mmap_unknown_offset)
+/*
+ * MMIO offsets (type 0): as amdkfd's kfd_mmap, a gpu_id no device has is
+ * -ENODEV, and the remap page is mapped one page at a time.
+ */
+TEST_F(bad, mmap_mmio_offset)
 {
-	EXPECT_EQ(EINVAL, kfd_mmap_errno(self->e.kfd, 0, KT_PAGE));
+	EXPECT_EQ(ENODEV, kfd_mmap_errno(self->e.kfd, 0, KT_PAGE));
+	EXPECT_EQ(ENODEV, kfd_mmap_errno(self->e.kfd,
+					 KFD_MMAP_TYPE_MMIO |
+					 KFD_MMAP_GPU_ID(unused_gpu_id(&self->e)),
+					 KT_PAGE));
 	EXPECT_EQ(EINVAL, kfd_mmap_errno(self->e.kfd,
 					 KFD_MMAP_TYPE_MMIO |
 					 KFD_MMAP_GPU_ID(self->ids[0]),
-					 KT_PAGE));
+					 2 * KT_PAGE));
 	check_unchanged(_metadata, &self->e, &self->before);
 }
 

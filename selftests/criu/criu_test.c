@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <libdrm/amdgpu_drm.h>
+
 #include "kt_harness.h"
 #include "criu_work.h"
 
@@ -663,7 +665,7 @@ static void s_bo_mmio(struct rctx *c)
 {
 	c->bos[bidx(c, CW_SPARE)].alloc_flags =
 		KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP | KT_WRITABLE;
-	c->bos[bidx(c, CW_SPARE)].size = KT_PAGE;
+	c->bos[bidx(c, CW_SPARE)].size = 2 * KT_PAGE;
 }
 static void s_userptr_no_addr(struct rctx *c)
 {
@@ -716,7 +718,7 @@ static const struct bad_case bo_cases[] = {
 	{ "unknown allocation flag", s_bo_flag, EINVAL },
 	{ "two memory domains", s_bo_two_domains, EINVAL },
 	{ "no memory domain", s_bo_no_domain, EINVAL },
-	{ "MMIO_REMAP BO (not simulated)", s_bo_mmio, EOPNOTSUPP },
+	{ "MMIO_REMAP BO larger than a page", s_bo_mmio, EINVAL },
 	{ "userptr BO without an address", s_userptr_no_addr, EINVAL },
 	{ "VRAM BO with a user address", s_vram_with_addr, EINVAL },
 	{ "userptr address not page aligned", s_userptr_unaligned, EINVAL },
@@ -1058,6 +1060,165 @@ CW_TEST(restore_rejects_render_fd_of_another_process)
 {
 	CW_NEEDS();
 	restore_in_child(_metadata, self, run_bound_fd,
+			 "after the restored process exited");
+}
+
+/* ---- the render fd handed to RESTORE, used as AMD's CRIU plugin does ---- */
+
+#define RV_GEM_VA	0x7e0000000000ULL	/* clear of the worker's BOs */
+#define RV_CHUNK	(2u << 20)		/* the plugin's packet size */
+
+/* A GTT GEM BO on @fd, mapped at RV_GEM_VA and for the CPU. */
+static int rv_gem(int fd, uint64_t size, uint32_t *handle, void **cpu)
+{
+	union drm_amdgpu_gem_create gc = { 0 };
+	union drm_amdgpu_gem_mmap gm = { 0 };
+	struct drm_amdgpu_gem_va va = { 0 };
+	int ret;
+
+	gc.in.bo_size = size;
+	gc.in.domains = AMDGPU_GEM_DOMAIN_GTT;
+	ret = kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_CREATE, &gc);
+	if (ret)
+		return ret;
+	*handle = gc.out.handle;
+	gm.in.handle = *handle;
+	ret = kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_MMAP, &gm);
+	if (ret)
+		return ret;
+	*cpu = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    (off_t)gm.out.addr_ptr);
+	if (*cpu == MAP_FAILED)
+		return -errno;
+	va.handle = *handle;
+	va.operation = AMDGPU_VA_OP_MAP;
+	va.flags = AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE;
+	va.va_address = RV_GEM_VA;
+	va.map_size = size;
+	return kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_VA, &va);
+}
+
+/*
+ * One CS on @fd: copy @size bytes from @src to @dst in plugin-style
+ * packets (count = bytes, 2 MiB each) with garbage IB flags; the IB is
+ * written at @ib (CPU) / @ib_va (GPU).
+ */
+static int rv_copy(int fd, uint32_t ctx, uint32_t *ib, uint64_t ib_va,
+		   uint64_t dst, uint64_t src, uint64_t size)
+{
+	struct drm_amdgpu_cs_chunk_ib ci = { 0 };
+	struct drm_amdgpu_cs_chunk chunk;
+	union drm_amdgpu_cs cs = { 0 };
+	uint64_t ptr = (uintptr_t)&chunk, len;
+	uint32_t n = 0;
+
+	for (; size; size -= len, src += len, dst += len) {
+		len = size < RV_CHUNK ? size : RV_CHUNK;
+		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
+					     KFDSIM_SDMA_SUBOP_COPY_LINEAR);
+		ib[n++] = (uint32_t)len;
+		ib[n++] = 0;
+		ib[n++] = (uint32_t)src;
+		ib[n++] = (uint32_t)(src >> 32);
+		ib[n++] = (uint32_t)dst;
+		ib[n++] = (uint32_t)(dst >> 32);
+	}
+	while (n % 8)
+		ib[n++] = 0;
+	ci.ip_type = AMDGPU_HW_IP_DMA;
+	ci.va_start = ib_va;
+	ci.ib_bytes = n * 4;
+	ci.flags = 0x4c001250;	/* what AMD's plugin was seen to pass */
+	chunk.chunk_id = AMDGPU_CHUNK_ID_IB;
+	chunk.length_dw = sizeof(ci) / 4;
+	chunk.chunk_data = (uintptr_t)&ci;
+	cs.in.ctx_id = ctx;
+	cs.in.num_chunks = 1;
+	cs.in.chunks = (uintptr_t)&ptr;
+	return kt_ioctl(fd, DRM_IOCTL_AMDGPU_CS, &cs);
+}
+
+/*
+ * RESTORE binds the render fds it is given; AMD's plugin then copies BO
+ * contents with GEM_VA and CS on those very fds, before RESUME. The fd's
+ * VM is the restored process's: an IB reads and writes the restored BOs
+ * at their VAs. A render fd whose VM already had a mapping is refused.
+ */
+static int run_restore_fd_is_the_vm(void *arg, char *msg, size_t len)
+{
+	const struct cw_image *img = arg;
+	struct kfd_criu_device_bucket dev[KT_MAX_GPUS];
+	union drm_amdgpu_ctx ctx = { 0 };
+	struct kfd_criu_bo_bucket *bos, *b = NULL;
+	uint64_t size = 0, ib_off;
+	uint32_t i, d, handle;
+	uint8_t *cpu, *back;
+	void *p;
+	int kfd, ret, fd;
+
+	bos = calloc(img->k.num_bos + 1, sizeof(*bos));
+	KT_CHECK(bos, "out of memory");
+	/* a render fd that has had a mapping cannot be restored into */
+	kfd = kt_open_kfd();
+	KT_CHECK(kfd >= 0 && !cw_devices(img, dev, msg, len), "setup");
+	KT_CHECK(!rv_gem((int)dev[0].drm_fd, KT_PAGE, &handle, &p), "GEM");
+	munmap(p, KT_PAGE);
+	ret = kc_restore(kfd, &img->k, dev, bos);
+	KT_CHECK(ret == -EINVAL, "RESTORE with a used render fd: %d", ret);
+	cw_devices_close(img, dev);
+	close(kfd);
+
+	kfd = kt_open_kfd();
+	KT_CHECK(kfd >= 0 && !cw_devices(img, dev, msg, len), "setup");
+	ret = kc_restore(kfd, &img->k, dev, bos);
+	KT_CHECK(!ret, "RESTORE: %s", strerror(-ret));
+	/* the largest VRAM BO RESTORE gave a dma-buf for */
+	for (i = 0; i < img->k.num_bos; i++)
+		if ((bos[i].alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) &&
+		    kc_bo_has_dmabuf(&bos[i]) && bos[i].size > size) {
+			b = &bos[i];
+			size = b->size;
+		}
+	KT_CHECK(b, "the image has no VRAM BO with contents");
+	for (d = 0; d < img->k.num_devices; d++)
+		if (dev[d].user_gpu_id == b->gpu_id)
+			break;
+	KT_CHECK(d < img->k.num_devices, "no device for gpu_id %u", b->gpu_id);
+	fd = (int)dev[d].drm_fd;
+
+	/* data, one page of slack for the extra byte, then the IB */
+	ib_off = size + KT_PAGE;
+	ret = rv_gem(fd, ib_off + 4 * KT_PAGE, &handle, &p);
+	KT_CHECK(!ret, "GEM_VA on the RESTORE fd: %s", strerror(-ret));
+	cpu = p;
+	ctx.in.op = AMDGPU_CTX_OP_ALLOC_CTX;
+	KT_CHECK(!kt_ioctl(fd, DRM_IOCTL_AMDGPU_CTX, &ctx), "CTX");
+
+	/* restore direction: contents into the BO, read back by dma-buf */
+	kt_fill(cpu, size, 91);
+	ret = rv_copy(fd, ctx.out.alloc.ctx_id, (uint32_t *)(cpu + ib_off),
+		      RV_GEM_VA + ib_off, b->addr, RV_GEM_VA, size);
+	KT_CHECK(!ret, "CS into the restored BO: %s", strerror(-ret));
+	back = malloc(size);
+	KT_CHECK(back && !kc_dmabuf_read((int)b->dmabuf_fd, back, size),
+		 "reading the BO back");
+	KT_CHECK(kt_check(back, size, 91), "the BO did not get the data");
+	/* dump direction: the BO at its VA -> the GEM BO */
+	memset(cpu, 0, size);
+	ret = rv_copy(fd, ctx.out.alloc.ctx_id, (uint32_t *)(cpu + ib_off),
+		      RV_GEM_VA + ib_off, RV_GEM_VA, b->addr, size);
+	KT_CHECK(!ret, "CS from the restored BO: %s", strerror(-ret));
+	KT_CHECK(kt_check(cpu, size, 91), "the copy of the BO differs");
+	free(back);
+	munmap(p, ib_off + 4 * KT_PAGE);
+	kc_close_dmabufs(bos, img->k.num_bos);
+	return 0;
+}
+
+CW_TEST(restore_fd_is_the_process_vm)
+{
+	CW_NEEDS();
+	restore_in_child(_metadata, self, run_restore_fd_is_the_vm,
 			 "after the restored process exited");
 }
 

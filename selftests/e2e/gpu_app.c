@@ -6,7 +6,11 @@
  * library in between. On every GPU it uses it:
  *
  *   - allocates VRAM, GTT and USERPTR buffer objects, maps them on the GPU
- *     and, VRAM and GTT, on the CPU through the render node;
+ *     and, VRAM and GTT, on the CPU through the render node at the same
+ *     address as on the GPU (ROCm's convention, which AMD's CRIU plugin
+ *     relies on to find a BO's mapping at restore);
+ *   - allocates a DOORBELL BO per GPU and maps the doorbell slice from
+ *     /dev/kfd at its address, as ROCm's thunk does on dGPUs;
  *   - creates an AQL queue (ring in GTT, read/write pointers in USERPTR
  *     memory) and an SDMA queue (ring in USERPTR memory, pointers in GTT);
  *   - uploads its input with SDMA (GTT -> VRAM), runs the loop kernel on it
@@ -16,7 +20,11 @@
  *   - waits by polling completion signals and SDMA fences in GPU-visible
  *     memory, sleeping in between;
  *   - checks the VRAM array, both downloads and the GPU's checksum against
- *     a CPU reference computed at the end.
+ *     a CPU reference computed at the end;
+ *   - with --odd-bos, also holds VRAM BOs of odd sizes (see odd_sizes[]),
+ *     filled with a pattern at the start and compared word for word at the
+ *     end, so a checkpointer that loses or shifts any part of them fails
+ *     the run.
  *
  * With --spread, two more AQL queues per GPU run the same loop dispatches
  * on an array in a GTT BO and on one in USERPTR memory. The GPU's command
@@ -97,6 +105,16 @@
 #define USER_RESULT	(2 * PAGE)
 #define USER_LOOP	(USER_RESULT + o.size)	/* --spread */
 
+/*
+ * --odd-bos: sizes that are no multiple of each other nor of 2 MiB (the
+ * chunk AMD's CRIU plugin copies BO contents in), from one page up.
+ */
+static const uint64_t odd_sizes[] = {
+	PAGE, 3 * PAGE, 2 * MIB + PAGE, 3 * MIB - PAGE,
+};
+
+#define N_ODD	(sizeof(odd_sizes) / sizeof(odd_sizes[0]))
+
 /* SDMA fence values. */
 #define FENCE_UPLOADED		1
 #define FENCE_DOWNLOADED	2
@@ -125,6 +143,7 @@ struct gpu {
 	int minor;
 	int drm;
 	volatile uint64_t *doorbells;
+	struct bo doorbell;	/* DOORBELL: the slice, mapped at its VA */
 
 	struct bo code;		/* VRAM: kernel descriptors and arguments */
 	struct bo data;		/* VRAM: the array the kernels work on */
@@ -132,6 +151,7 @@ struct gpu {
 	struct bo ctl;		/* GTT: signals, SDMA pointers, fence, sum */
 	struct bo user;		/* USERPTR: see USER_* */
 	struct bo gtt_loop;	/* GTT: the --spread loop array */
+	struct bo odd[N_ODD];	/* VRAM, --odd-bos only */
 
 	struct aql_queue aql[MAX_AQL];
 	uint32_t sdma_id;
@@ -155,6 +175,7 @@ struct opts {
 	bool fork;
 	bool expected;
 	bool spread;
+	bool odd_bos;
 };
 
 static struct opts o = {
@@ -310,7 +331,26 @@ static const char *kind(uint32_t flags)
 		return "VRAM";
 	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_GTT)
 		return "GTT";
+	if (flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
+		return "DOORBELL";
 	return "USERPTR";
+}
+
+/* CPU-map @bo from @fd at its GPU VA; NULL (errno set) if that fails. */
+static void *map_at(const struct bo *bo, int fd)
+{
+	void *want = (void *)(uintptr_t)bo->va, *p;
+
+	p = mmap(want, bo->size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, fd, (off_t)bo->offset);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (p != want) {	/* a kernel without MAP_FIXED_NOREPLACE */
+		munmap(p, bo->size);
+		errno = EEXIST;
+		return NULL;
+	}
+	return p;
 }
 
 /*
@@ -357,11 +397,11 @@ static void bo_new(struct gpu *g, struct bo *bo, uint64_t size,
 		bo->cpu = user;
 		return;
 	}
-	bo->cpu = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       g->drm, (off_t)bo->offset);
-	if (bo->cpu == MAP_FAILED)
-		app_fail("mmap %s BO of gpu %d: %s", kind(flags), g->index,
-			 strerror(errno));
+	bo->cpu = map_at(bo, flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL ? kfd :
+			 g->drm);
+	if (!bo->cpu)
+		app_fail("mmap %s BO of gpu %d at %#llx: %s", kind(flags),
+			 g->index, (unsigned long long)bo->va, strerror(errno));
 }
 
 static int bo_free(struct gpu *g, struct bo *bo, bool user)
@@ -426,16 +466,20 @@ static void queue_new(struct gpu *g, uint32_t type, uint64_t ring_va,
 			 g->index, strerror(-ret));
 	*id = a.queue_id;
 
-	/* Both queues of a GPU share the process's doorbell slice. */
+	/*
+	 * Both queues of a GPU share the process's doorbell slice, mapped
+	 * through a DOORBELL BO whose mmap offset is the slice's.
+	 */
 	slice = a.doorbell_offset & ~(DOORBELL_SLICE - 1);
 	if (!g->doorbells) {
-		void *p = mmap(NULL, DOORBELL_SLICE, PROT_READ | PROT_WRITE,
-			       MAP_SHARED, kfd, (off_t)slice);
-
-		if (p == MAP_FAILED)
-			app_fail("mmap doorbells of gpu %d: %s", g->index,
-				 strerror(errno));
-		g->doorbells = p;
+		bo_new(g, &g->doorbell, DOORBELL_SLICE,
+		       KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
+		       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL);
+		if (g->doorbell.offset != slice)
+			app_fail("gpu %d: DOORBELL BO offset %#llx, queue doorbell slice %#llx",
+				 g->index, (unsigned long long)g->doorbell.offset,
+				 (unsigned long long)slice);
+		g->doorbells = g->doorbell.cpu;
 	}
 	*db = g->doorbells + (a.doorbell_offset & (DOORBELL_SLICE - 1)) / 8;
 }
@@ -594,6 +638,50 @@ static uint32_t fence_load(struct gpu *g)
 			       __ATOMIC_ACQUIRE);
 }
 
+/* The pattern of odd BO @k of @g: distinct for every GPU and BO. */
+static uint64_t odd_seed(const struct gpu *g, unsigned int k)
+{
+	return o.seed << 16 | (uint64_t)g->index << 8 | k;
+}
+
+static void odd_fill(struct gpu *g)
+{
+	unsigned int k;
+	uint64_t i;
+
+	for (k = 0; k < N_ODD; k++) {
+		uint64_t *w;
+
+		bo_new(g, &g->odd[k], odd_sizes[k], KFD_IOC_ALLOC_MEM_FLAGS_VRAM |
+		       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL);
+		w = g->odd[k].cpu;
+		for (i = 0; i < odd_sizes[k] / 8; i++)
+			w[i] = app_hold_word(odd_seed(g, k), i * 8);
+	}
+}
+
+/* Every word of every odd BO is still what odd_fill() wrote. */
+static void odd_verify(struct gpu *g)
+{
+	unsigned int k;
+	uint64_t i, want;
+
+	for (k = 0; k < N_ODD; k++) {
+		const uint64_t *w = g->odd[k].cpu;
+
+		for (i = 0; i < odd_sizes[k] / 8; i++) {
+			want = app_hold_word(odd_seed(g, k), i * 8);
+			if (w[i] != want)
+				app_fail("gpu %d: odd BO %u (%llu bytes): word at %llu is %#llx, expected %#llx",
+					 g->index, k,
+					 (unsigned long long)odd_sizes[k],
+					 (unsigned long long)i * 8,
+					 (unsigned long long)w[i],
+					 (unsigned long long)want);
+		}
+	}
+}
+
 static void setup_gpu(struct gpu *g)
 {
 	struct kfdsim_kernel_descriptor *d;
@@ -621,6 +709,9 @@ static void setup_gpu(struct gpu *g)
 	if (o.spread)
 		bo_new(g, &g->gtt_loop, o.size, KFD_IOC_ALLOC_MEM_FLAGS_GTT |
 		       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL);
+
+	if (o.odd_bos)
+		odd_fill(g);
 
 	/* Kernel descriptors and arguments, written through the VRAM map. */
 	d = at(&g->code, CODE_LOOP_DESC);
@@ -856,6 +947,8 @@ static uint64_t verify_gpu(struct gpu *g)
 				 want);
 		sum = app_checksum_add(sum, want, i);
 	}
+	if (o.odd_bos)
+		odd_verify(g);
 	gpu_sum = *(volatile uint64_t *)at(&g->ctl, CTL_SUM);
 	if (gpu_sum != sum)
 		app_fail("gpu %d: checksum kernel gave %#llx, expected %#llx",
@@ -866,6 +959,7 @@ static uint64_t verify_gpu(struct gpu *g)
 
 static void teardown(void)
 {
+	unsigned int k;
 	int i, q, ret;
 
 	for (i = 0; i < ngpus; i++) {
@@ -876,8 +970,9 @@ static void teardown(void)
 			ret = queue_destroy(g->aql[q].id);
 		if (ret)
 			app_fail("gpu %d: DESTROY_QUEUE: %s", i, strerror(-ret));
-		munmap((void *)g->doorbells, DOORBELL_SLICE);
-		ret = bo_free(g, &g->code, false);
+		ret = bo_free(g, &g->doorbell, false);
+		if (!ret)
+			ret = bo_free(g, &g->code, false);
 		if (!ret)
 			ret = bo_free(g, &g->data, false);
 		if (!ret)
@@ -890,6 +985,8 @@ static void teardown(void)
 			ret = bo_free(g, &g->user, true);
 		if (!ret)
 			ret = bo_free(g, &g->gtt_loop, false);
+		for (k = 0; k < N_ODD && !ret; k++)
+			ret = bo_free(g, &g->odd[k], false);
 		if (ret)
 			app_fail("gpu %d: freeing BOs: %s", i, strerror(-ret));
 		close(g->drm);
@@ -1029,6 +1126,8 @@ static void usage(void)
 "      --spread         also run the loop kernel on an array in GTT and\n"
 "                       one in USERPTR memory, each on an AQL queue of\n"
 "                       its own\n"
+"      --odd-bos        also hold VRAM BOs of odd sizes and check every\n"
+"                       word of them at the end\n"
 "      --fork           also run a child process with its own /dev/kfd\n"
 "                       (seed + 1; its result line is \"child RESULT ...\")\n"
 "      --expected       print the RESULT line(s) a run would print, using\n"
@@ -1053,6 +1152,7 @@ static void parse(int argc, char **argv)
 		{ "pid-file", required_argument, NULL, 'p' },
 		{ "fork", no_argument, NULL, 'F' },
 		{ "spread", no_argument, NULL, 'A' },
+		{ "odd-bos", no_argument, NULL, 'O' },
 		{ "expected", no_argument, NULL, 'E' },
 		{ "poll-ms", required_argument, NULL, 'P' },
 		{ "timeout", required_argument, NULL, 'T' },
@@ -1075,6 +1175,7 @@ static void parse(int argc, char **argv)
 		case 'p': o.pid_file = optarg; break;
 		case 'F': o.fork = true; break;
 		case 'A': o.spread = true; break;
+		case 'O': o.odd_bos = true; break;
 		case 'E': o.expected = true; break;
 		case 'P': ok = app_parse_u64(optarg, &o.poll_ms); break;
 		case 'T': ok = app_parse_u64(optarg, &o.timeout_s); break;

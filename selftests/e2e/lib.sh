@@ -9,6 +9,10 @@
 #
 # Environment:
 #   KFDSIM_PLUGIN_DIR  directory of the CRIU plugin (default build/plugin)
+#   KFDSIM_E2E_PLUGIN  which plugin that directory holds: kfd (this
+#                      project's kfd_plugin.so, the default) or amdgpu (AMD's
+#                      amdgpu_plugin.so built from CRIU's sources by
+#                      scripts/compat)
 #   KFDSIM_KO          kfdsim.ko to insmod when the module is (re)loaded;
 #                      by default the file whose build id matches the
 #                      loaded module (./kfdsim.ko, build/e2e-ko/kfdsim.ko or
@@ -19,6 +23,8 @@ E2E_TOP=${E2E_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 E2E_BIN=$E2E_TOP/build/e2e
 E2E_PLUGIN_DIR=${KFDSIM_PLUGIN_DIR:-$E2E_TOP/build/plugin}
 E2E_CRIU=${KFDSIM_CRIU:-criu}
+E2E_PLUGIN=${KFDSIM_E2E_PLUGIN:-kfd}
+E2E_PLUGIN_SO=${E2E_PLUGIN}_plugin.so
 E2E_TOPOLOGY=/sys/class/kfd/kfd/topology/nodes
 
 # Milliseconds since the epoch.
@@ -47,7 +53,15 @@ e2e_criu_prepare() {
 }
 
 e2e_have_plugin() {
-	[ -f "$E2E_PLUGIN_DIR/kfd_plugin.so" ]
+	[ -f "$E2E_PLUGIN_DIR/$E2E_PLUGIN_SO" ]
+}
+
+# The name pattern of the per-/dev/kfd image the plugin writes at dump.
+e2e_kfd_image_pattern() {
+	case $E2E_PLUGIN in
+	amdgpu)	echo 'amdgpu-kfd-*.img' ;;
+	*)	echo 'kfd-[0-9]*.img' ;;
+	esac
 }
 
 # e2e_dump PID DIR [criu options...]: dump the tree of PID into DIR (created)

@@ -560,8 +560,8 @@ int kg_sdma_fill(struct kg_queue *q, uint64_t dst, uint32_t value,
 	int ret;
 
 	while (bytes) {
-		n = bytes < KFDSIM_SDMA_COPY_MAX_BYTES ? bytes :
-			KFDSIM_SDMA_COPY_MAX_BYTES;
+		n = bytes < KFDSIM_SDMA_FILL_MAX_BYTES ? bytes :
+			KFDSIM_SDMA_FILL_MAX_BYTES;
 		dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_CONST_FILL, 0) |
 			(uint32_t)KFDSIM_SDMA_FILL_SIZE_DWORD <<
 				KFDSIM_SDMA_FILL_SIZE_SHIFT;

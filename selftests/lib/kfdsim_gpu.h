@@ -202,7 +202,7 @@ int kg_signal_wait(const struct kg_signal *s, int64_t value, int timeout_ms);
 int kg_sdma_write(struct kg_queue *q, const uint32_t *dw, uint32_t ndw);
 /* Publish everything written: write pointer and doorbell, in bytes. */
 void kg_sdma_commit(struct kg_queue *q);
-/* Linear copies of at most @chunk bytes each (0: the 2 MiB maximum). */
+/* Linear copies of at most @chunk bytes each (0: the 4 MiB maximum). */
 int kg_sdma_copy(struct kg_queue *q, uint64_t dst, uint64_t src,
 		 uint64_t bytes, uint32_t chunk);
 int kg_sdma_fill(struct kg_queue *q, uint64_t dst, uint32_t value,

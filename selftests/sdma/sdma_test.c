@@ -32,7 +32,7 @@ static long first_diff(const void *a, const void *b, size_t len)
 	return -1;
 }
 
-/* VRAM -> GTT -> another VRAM BO on every GPU, in 2 MiB packets. */
+/* VRAM -> GTT -> another VRAM BO on every GPU, in 4 MiB packets. */
 TEST_F_TIMEOUT(sdma, copy_vram_gtt_and_back, 300)
 {
 	const uint64_t size = 8 * KT_MIB;
@@ -54,8 +54,8 @@ TEST_F_TIMEOUT(sdma, copy_vram_gtt_and_back, 300)
 		ASSERT_EQ(0, kg_sdma_copy(&q, v2.va, gtt.va, size, 0));
 		ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
 		EXPECT_EQ(-1, first_diff(v1.cpu, v2.cpu, size));
-		/* 4 copy packets of 28 bytes each way. */
-		EXPECT_EQ(2 * 4 * 28, kg_queue_rptr(&q));
+		/* 2 copy packets of 28 bytes each way. */
+		EXPECT_EQ(2 * 2 * 28, kg_queue_rptr(&q));
 		EXPECT_EQ(0, kg_queue_free(&q));
 		EXPECT_EQ(0, kg_bo_free(&self->rt, &v1));
 		EXPECT_EQ(0, kg_bo_free(&self->rt, &gtt));
@@ -148,8 +148,8 @@ TEST_F(sdma, const_fill)
 			       p[i], want);
 	}
 	EXPECT_EQ(0, bad);
-	/* Three packets (2 + 2 + 1 MiB and a bit) of 5 dwords. */
-	EXPECT_EQ(3 * 20, kg_queue_rptr(&q));
+	/* Two packets (4 + 1 MiB and a bit) of 5 dwords. */
+	EXPECT_EQ(2 * 20, kg_queue_rptr(&q));
 }
 
 /* FENCE writes its 32-bit value and nothing next to it; NOPs are skipped. */
@@ -283,7 +283,7 @@ static int wait_stopped(uint32_t id, struct kg_qinfo *qi)
 TEST_F(sdma, bad_packet_stops_queue_other_queue_works)
 {
 	static const char *const what[] = {
-		"unknown opcode", "copy sub-opcode 1", "copy of 2 MiB + 1",
+		"unknown opcode", "copy sub-opcode 1",
 		"fill of a non-dword size", "fill to an unaligned address",
 		"fill size field not dword", "fence to an unaligned address",
 	};
@@ -317,16 +317,8 @@ TEST_F(sdma, bad_packet_stops_queue_other_queue_works)
 			dw[6] = (uint32_t)(buf.va >> 32);
 			break;
 		case 2:
-			dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY, 0);
-			dw[1] = KFDSIM_SDMA_COPY_MAX_BYTES;
-			dw[3] = (uint32_t)buf.va;
-			dw[4] = (uint32_t)(buf.va >> 32);
-			dw[5] = (uint32_t)buf.va + KT_MIB;
-			dw[6] = (uint32_t)(buf.va >> 32);
-			break;
 		case 3:
 		case 4:
-		case 5:
 			dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_CONST_FILL,
 						   0) |
 				2u << KFDSIM_SDMA_FILL_SIZE_SHIFT;
@@ -334,14 +326,14 @@ TEST_F(sdma, bad_packet_stops_queue_other_queue_works)
 			dw[2] = (uint32_t)(buf.va >> 32);
 			dw[3] = 5;
 			dw[4] = 7;
-			if (k == 3)
+			if (k == 2)
 				dw[4] = 5;	/* 6 bytes */
-			if (k == 4)
+			if (k == 3)
 				dw[1] += 2;
-			if (k == 5)
+			if (k == 4)
 				dw[0] &= ~(3u << KFDSIM_SDMA_FILL_SIZE_SHIFT);
 			break;
-		case 6:
+		case 5:
 			dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0);
 			dw[1] = (uint32_t)buf.va + 42;
 			dw[2] = (uint32_t)(buf.va >> 32);
@@ -366,6 +358,54 @@ TEST_F(sdma, bad_packet_stops_queue_other_queue_works)
 		EXPECT_EQ(k + 100, p[3]);
 		EXPECT_EQ(0, kg_queue_free(&q));
 	}
+}
+
+/*
+ * gfx9 (SDMA 4.x) COPY_LINEAR: a 22-bit count of bytes minus one, so
+ * count 0x200000 moves 2 MiB + 1 bytes (what AMD's CRIU plugin writes for
+ * a 2 MiB chunk) and count 0x3fffff moves 4 MiB, each in one packet; the
+ * bits above the field are not part of the count.
+ */
+TEST_F_TIMEOUT(sdma, copy_counts_up_to_4mib, 300)
+{
+	const uint32_t counts[] = { 0x200000, 0x3fffff, 0x400000 | 15 };
+	const uint64_t size = 8 * KT_MIB;
+	struct kg_bo src, dst;
+	struct kg_queue q;
+	unsigned char *d;
+	unsigned int i;
+	uint32_t dw[KFDSIM_SDMA_COPY_DWORDS];
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, size, KT_VRAM | KT_WRITABLE, 0,
+			       &src));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, size, KT_VRAM | KT_WRITABLE, 0,
+			       &dst));
+	kt_fill(src.cpu, size, 61);
+	d = dst.cpu;
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, SDMA, 4096, &q));
+	for (i = 0; i < 3; i++) {
+		uint64_t bytes = (counts[i] & KFDSIM_SDMA_COUNT_MASK) + 1;
+
+		memset(d, 0xee, size);
+		dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
+					   KFDSIM_SDMA_SUBOP_COPY_LINEAR);
+		dw[1] = counts[i];
+		dw[2] = 0;
+		dw[3] = (uint32_t)src.va;
+		dw[4] = (uint32_t)(src.va >> 32);
+		dw[5] = (uint32_t)dst.va;
+		dw[6] = (uint32_t)(dst.va >> 32);
+		ASSERT_EQ(0, kg_sdma_write(&q, dw, KFDSIM_SDMA_COPY_DWORDS));
+		kg_sdma_commit(&q);
+		ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS))
+			TH_LOG("count 0x%x", counts[i]);
+		EXPECT_EQ(-1, first_diff(src.cpu, d, bytes))
+			TH_LOG("count 0x%x", counts[i]);
+		EXPECT_EQ(0xee, d[bytes]) TH_LOG("count 0x%x", counts[i]);
+	}
+	EXPECT_EQ(0, kg_queue_free(&q));
+	EXPECT_EQ(0, kg_bo_free(&self->rt, &src));
+	EXPECT_EQ(0, kg_bo_free(&self->rt, &dst));
 }
 
 /* A write pointer that is not a whole number of dwords stops the queue. */

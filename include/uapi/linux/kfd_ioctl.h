@@ -295,7 +295,8 @@ struct kfd_ioctl_get_process_apertures_new_args {
 
 /**
  * struct kfd_ioctl_set_scratch_backing_va_args - tell the driver where the
- *	scratch backing memory of the process lives (pre-gfx9 devices)
+ *	scratch backing memory of the process lives (ROCm's thunk sets it
+ *	when it reserves the scratch aperture)
  * @va_addr: [in] GPU VA of the backing memory
  * @gpu_id: [in] device to configure
  * @pad: must be zero

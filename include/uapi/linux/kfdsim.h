@@ -221,6 +221,8 @@ struct kfdsim_args_loop {
 #define KFDSIM_SDMA_OP_COPY		1
 #define KFDSIM_SDMA_OP_FENCE		5
 #define KFDSIM_SDMA_OP_TRAP		6
+#define KFDSIM_SDMA_OP_POLL_REGMEM	8
+#define KFDSIM_SDMA_OP_ATOMIC		10
 #define KFDSIM_SDMA_OP_CONST_FILL	11
 
 #define KFDSIM_SDMA_SUBOP_COPY_LINEAR	0
@@ -233,8 +235,37 @@ struct kfdsim_args_loop {
 #define KFDSIM_SDMA_FILL_SIZE_SHIFT	30
 #define KFDSIM_SDMA_FILL_SIZE_DWORD	2
 
-/* Longest linear copy one packet may describe, as on gfx9. */
-#define KFDSIM_SDMA_COPY_MAX_BYTES	(1u << 21)
+/*
+ * COPY_LINEAR and CONST_FILL: the count dword holds the byte count minus
+ * one in its low 22 bits, as on gfx9 (SDMA 4.x), so one packet moves 1 byte
+ * to 4 MiB (amdgpu's sdma_v4_0 copy_max_bytes and fill_max_bytes are both
+ * 0x400000). The engine decodes only that field: the bits above it are
+ * reserved and ignored, as the hardware ignores them.
+ */
+#define KFDSIM_SDMA_COUNT_MASK		0x003fffffu
+#define KFDSIM_SDMA_COPY_MAX_BYTES	(1u << 22)
+#define KFDSIM_SDMA_FILL_MAX_BYTES	(1u << 22)
+
+/*
+ * POLL_REGMEM: header bit 31 (mem_poll) polls the dword at the packet's
+ * address until (value & mask) compares to the reference with the function
+ * in bits 30:28; the packet completes then (later packets wait). Without
+ * mem_poll it polls a register: only the HDP flush forms exist on the
+ * simulated GPU (bit 26 set, or function 0 "always", which ROCr's SDMA
+ * blits use) and complete at once, as its memory is always coherent.
+ */
+#define KFDSIM_SDMA_POLL_MEM		(1u << 31)
+#define KFDSIM_SDMA_POLL_HDP_FLUSH	(1u << 26)
+#define KFDSIM_SDMA_POLL_FUNC_SHIFT	28
+#define KFDSIM_SDMA_POLL_FUNC_MASK	0x7u
+/* Functions: 0 always, 1 <, 2 <=, 3 ==, 4 !=, 5 >=, 6 > (7 reserved). */
+#define KFDSIM_SDMA_POLL_FUNC_EQUAL	3
+
+/* ATOMIC: bits 31:25 of the header name the operation; only ADD64. */
+#define KFDSIM_SDMA_ATOMIC_OP_SHIFT	25
+#define KFDSIM_SDMA_ATOMIC_ADD64	47
+/* ATOMIC: header bit 16 asks for a compare loop, which ADD64 never needs. */
+#define KFDSIM_SDMA_ATOMIC_LOOP		(1u << 16)
 
 /*
  * Packet lengths in dwords:
@@ -245,11 +276,19 @@ struct kfdsim_args_loop {
  *   TRAP        2            header, event id (bits 27:0)
  *   CONST_FILL  5            header, dst lo, dst hi, value (u32),
  *                            bytes - 1
+ *   POLL_REGMEM 6            header, addr lo, addr hi, reference, mask,
+ *                            interval (bits 15:0) and retries (27:16),
+ *                            both ignored: the engine polls until it holds
+ *   ATOMIC      8            header, addr lo, addr hi (8-byte aligned),
+ *                            src lo, src hi (the addend), cmp lo, cmp hi,
+ *                            loop interval
  */
 #define KFDSIM_SDMA_COPY_DWORDS		7
 #define KFDSIM_SDMA_FENCE_DWORDS	4
 #define KFDSIM_SDMA_TRAP_DWORDS		2
 #define KFDSIM_SDMA_FILL_DWORDS		5
+#define KFDSIM_SDMA_POLL_DWORDS		6
+#define KFDSIM_SDMA_ATOMIC_DWORDS	8
 #define KFDSIM_SDMA_TRAP_EVENT_MASK	0x0fffffffu
 
 #endif /* _UAPI_LINUX_KFDSIM_H */
