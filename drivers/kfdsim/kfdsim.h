@@ -623,7 +623,7 @@ int kfd_ioctl_criu(struct kfdsim_process *p, void *data);
 int kfd_criu_restore(struct kfdsim_process *p,
 		     struct kfd_ioctl_criu_args *args);
 int kfd_criu_resume_userptrs(struct kfdsim_process *p);
-void kfd_criu_file_flush(struct kfdsim_process *p);
+void kfd_criu_file_flush(struct file *filp);
 bool kfd_criu_should_fail(void);
 void kfd_criu_set_fail_nth(int n);
 int kfd_criu_get_fail_nth(void);

@@ -53,6 +53,17 @@
 #                the plugin's message
 #   leave        dump --leave-running: the original finishes OK, and so
 #                does a restore of those images afterwards
+#   consistent   a consistent snapshot: gpu_app --spread keeps the loop
+#                kernel writing arrays in VRAM, GTT and USERPTR memory
+#                while it is dumped; the restored run must end with every
+#                array equal to the CPU reference, which holds only if the
+#                memory image (USERPTR pages) and the saved queue state
+#                (the dispatch and step each queue stopped at) were taken
+#                at the same moment: the GPU must stay paused until criu
+#                has dumped the memory, not only the files. The plugin's
+#                log must say when it let the GPU run again.
+#   consistent-leave  the same with --leave-running: the original and a
+#                restore of its images both end with the reference result
 #   cycles       exactly three dump/restore cycles of one run
 #   tree         a parent and a child process, each with its own /dev/kfd
 #   kill-dump    criu dump SIGKILLed once the plugin paused the queues:
@@ -83,7 +94,9 @@
 # scripts/compat, which also picks the criu binary through KFDSIM_CRIU).
 # Every test runs the same way, except: copy-paths and corrupt are skipped
 # (KFD_BO_COPY and image checksums are this project's plugin's; AMD's
-# images carry no checksum), too-few expects AMD's message ("Number of
+# images carry no checksum), so are consistent and consistent-leave (AMD's
+# plugin sends UNPAUSE inside DUMP_EXT_FILE, before criu dumps the
+# process's memory: the window those tests catch), too-few expects AMD's message ("Number of
 # devices mismatch", which AMD's topology code prints on criu's stdout),
 # cycles accepts the render-node fds AMD's plugin leaves open in the
 # restored process, and plain_app accepts the error AMD's plugin before
@@ -98,6 +111,8 @@
 #   KFDSIM_E2E_STEPS       loop steps per dispatch (default 500)
 #   KFDSIM_E2E_DISPATCHES  loop dispatches (default 4)
 #   KFDSIM_E2E_SIZE        array per GPU (default 1M)
+#   KFDSIM_E2E_SPREAD      steps, dispatches and array size of the
+#                          consistent tests (default "200 20 256K")
 #   KFDSIM_E2E_ONLY        space-separated test names to run (default all)
 #   KFDSIM_E2E_RUN_LIMIT   seconds an app may take to finish (default 300)
 #   KFDSIM_E2E_PLUGIN      kfd (default) or amdgpu, see "Other plugins"
@@ -607,6 +622,64 @@ t_leave() {
 	finish leave "$pid" "$exp"
 }
 
+# The consistent tests: gpu_app --spread. Short dispatches, so that the GPU
+# moves between the three arrays many times while criu dumps.
+read -r spread_steps spread_dispatches spread_size <<<"${KFDSIM_E2E_SPREAD:-200 20 256K}"
+spread_args=(--spread -s "$spread_steps" -k "$spread_dispatches" -n "$spread_size")
+
+# released_late DIR PID: the dump log says the plugin let PID's GPU work go
+# on only after criu had dumped everything (the plugin's exit or
+# DUMP_DEVICES_LATE), and not before.
+released_late() {
+	local log=$1/dump.log pid=$2 line
+	line=$(grep -h "kfd_plugin: GPU queues of pid $pid run again" "$log")
+	[ -z "$line" ] || echo "$line" | show
+	case $line in
+	*"every task's files and memory are dumped"*) return 0 ;;
+	esac
+	note "no line 'GPU queues of pid $pid run again: every task's files and memory are dumped' in the dump log"
+	return 1
+}
+
+# AMD's plugin (3.17.1 to 4.2) sends UNPAUSE inside DUMP_EXT_FILE, the
+# window these tests show; they are this project's plugin's.
+amd_unpauses_early="AMD's plugin unpauses in DUMP_EXT_FILE, before criu dumps memory"
+
+t_consistent() {
+	local pid dir=$work/img-consist exp=$work/consist.exp rc=0
+	need_kfd_plugin "$amd_unpauses_early" || return 2
+	expected "${spread_args[@]}" >"$exp"
+	pid=$(start_app consist "${spread_args[@]}") || return 1
+	sleep 1
+	dump_mid consist "$pid" "$dir" || { e2e_kill "$pid"; return 1; }
+	e2e_wait_exit "$pid" 10 ||
+		{ note "pid $pid still there after the dump"; e2e_kill "$pid"; return 1; }
+	released_late "$dir" "$pid" || rc=1
+	restore_from consist "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	finish consist "$pid" "$exp" && return $rc
+}
+
+# As t_leave: the original is stopped around the dump (its GPU work is
+# not: SIGSTOP stops only the CPU side).
+t_consistent_leave() {
+	local pid dir=$work/img-consist-leave exp=$work/consist.exp rc=0
+	need_kfd_plugin "$amd_unpauses_early" || return 2
+	expected "${spread_args[@]}" >"$exp"
+	pid=$(start_app consist-leave "${spread_args[@]}") || return 1
+	sleep 1
+	kill -STOP "$pid"
+	dump_mid consist-leave "$pid" "$dir" --leave-running ||
+		{ e2e_kill "$pid"; return 1; }
+	kill -CONT "$pid"
+	released_late "$dir" "$pid" || rc=1
+	finish consist-leave "$pid" "$exp" || return 1
+	restore_from consist-leave "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	kill -CONT "$pid"
+	finish consist-leave "$pid" "$exp" && return $rc
+}
+
 # "fd target" lines of a process, by fd number.
 fd_list() {
 	local f
@@ -615,7 +688,7 @@ fd_list() {
 	done | sort -n
 }
 
-# Three times the work: each cycle costs the app several seconds of run
+# Five times the work: each cycle costs the app several seconds of run
 # time. Exactly three dump/restore cycles of one run: the app waits for
 # its release (finish) once its loop kernels are done, so every dump finds
 # it; the first dump must catch the loop kernels running, the later ones
@@ -623,7 +696,7 @@ fd_list() {
 # restore the process must hold exactly the fds it had.
 t_cycles() {
 	local pid c exp=$work/cycles.exp rc=0
-	local args=(-s $((steps * 3)) -k "$dispatches" -n "$size")
+	local args=(-s $((steps * 5)) -k "$dispatches" -n "$size")
 	need_plugin || return 2
 	expected "${args[@]}" >"$exp"
 	pid=$(start_app cycles "${args[@]}") || return 1
@@ -843,6 +916,8 @@ else
 		fi
 	fi
 	run_test leave t_leave
+	run_test consistent t_consistent
+	run_test consistent-leave t_consistent_leave
 	run_test cycles t_cycles
 	run_test tree t_tree
 	run_test kill-dump t_kill_dump
