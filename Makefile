@@ -147,10 +147,15 @@ plugin:
 # install-deps first, then a sub-make: only then is KVER known on a fresh
 # machine. A lint failure stops everything before the VM boots; lint then
 # counts as one passed test in the summary, which is the last line.
+# The guest gets a clean environment: none of the caller's KFDSIM_*, KFD_*
+# or CRIU_* variables (which could drop or skip tests), only CHECK_ENV's
+# NAME=VALUE words, empty unless given on make's command line.
+CHECK_ENV :=
 check:
 	@scripts/install-deps
 	@$(MAKE) --no-print-directory linux-source lint modules install selftests
 	@rc=0; scripts/vm-run --timeout $(CHECK_TIMEOUT) --out $(CHECK_OUT) \
+		--clean-env $(foreach e,$(CHECK_ENV),--env $(e)) \
 		-- selftests/run.sh || rc=$$?; \
 		scripts/check-summary $(CHECK_OUT) $$rc
 

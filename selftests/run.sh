@@ -16,7 +16,10 @@
 #
 # Results: each binary's TAP output is shown as it runs; each binary's
 # "# Totals:" line is added up (a binary that crashes or prints none counts
-# as one failure), plus one result per check done here. The last line is
+# as one failure), plus one result per check done here. Every skip is
+# named (from its TAP line, or the harness's RUN line before it) and
+# looked up in selftests/skip-allowlist: a skip listed there with its
+# reason counts as skipped, any other is one failure. The last line is
 # "N passed, N failed" (", N skipped" when there are skips); the exit
 # status is 0 only if nothing failed.
 #
@@ -84,10 +87,41 @@ run() {
 	fi
 	passed=$((passed + $1 + $3))
 	failed=$((failed + $2 + $4 + $6))
-	skipped=$((skipped + $5))
+	check_skips "$name" "$log" "$5"
 	# A binary that reports no failure but exits badly has failed.
 	if [ $rc -ne 0 ] && [ $(($2 + $4 + $6)) -eq 0 ] && [ $rc -ne 4 ]; then
 		result 1 "${name}_test exit status $rc"
+	fi
+}
+
+# skip_names LOG: "TEST REASON" of every skip in a TAP log: the harness
+# prints "#  RUN  FIXTURE.TEST ..." then "ok N # SKIP REASON"; other TAP
+# producers (e2e/run.sh) print "ok N TEST # SKIP REASON".
+skip_names() {
+	awk '
+	/^#  RUN  / { run = $3; next }
+	/^ok [0-9]+ # SKIP/ { sub(/^ok [0-9]+ # SKIP ?/, ""); print run, $0; next }
+	/^ok [0-9]+ [^#]* # SKIP/ {
+		t = $3; sub(/^[^#]* # SKIP ?/, ""); print t, $0
+	}' "$1"
+}
+
+# check_skips AREA LOG COUNT: each of the COUNT skips of AREA's LOG is on
+# the allowlist (counted skipped) or one failure.
+check_skips() {
+	n=0
+	skip_names "$2" >"$work/skips"
+	while read -r test why; do
+		n=$((n + 1))
+		if awk -v a="$1" -v t="$test" '$1 == a && $2 == t { f = 1 }
+				END { exit !f }' "$top/selftests/skip-allowlist"; then
+			skipped=$((skipped + 1))
+		else
+			result 1 "${1}_test: $test skipped ($why), not on selftests/skip-allowlist"
+		fi
+	done <"$work/skips"
+	if [ "$n" -ne "$3" ]; then
+		result 1 "${1}_test: $3 skips counted, $n found in its output"
 	fi
 }
 

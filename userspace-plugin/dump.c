@@ -6,11 +6,21 @@
  * descriptors it cannot dump itself. For a /dev/kfd file we pause the
  * target's queues (PROCESS_INFO), take the checkpoint (CHECKPOINT: device
  * and BO lists, the kernel's private data and a dma-buf fd per VRAM/GTT
- * BO), save the BO contents, and let the queues run again (UNPAUSE). The
- * contents are saved while the queues are paused, so they match the
- * queue state in the private data.
+ * BO) and save the BO contents while the queues are paused, so they match
+ * the queue state in the private data.
+ *
+ * The queues stay paused after that: CRIU dumps a task's files before its
+ * memory, and memory the GPU writes (USERPTR buffers, signals, ring
+ * pointers in ordinary memory) must not get ahead of the saved queue
+ * state. UNPAUSE comes once CRIU has dumped every task's files and memory
+ * (kp_dump_release(): DUMP_DEVICES_LATE on criu-dev, else the plugin's
+ * exit), or on any failure. Meanwhile the plugin holds a dup of CRIU's
+ * copy of the file: the kernel resumes a paused process when its pauser
+ * closes its last descriptor of it, which must not happen when CRIU
+ * closes its copy after DUMP_EXT_FILE (and does happen if CRIU dies).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +30,7 @@
 #include <unistd.h>
 
 #include "bo_copy.h"
+#include "criu_compat.h"
 #include "images.h"
 #include "kfd_dev.h"
 #include "plugin.h"
@@ -31,18 +42,74 @@ struct kp_dumped {
 	uint32_t id;
 };
 
+/* A process kept paused until kp_dump_release(), through our own fd. */
+struct kp_held {
+	uint32_t pid;
+	int fd;			/* dup of CRIU's copy of its /dev/kfd file */
+};
+
 static struct {
 	bool version_ok;
+	bool in_inventory;
 	uint32_t kfd_major, kfd_minor;
 	uint64_t dump_id;
 	struct kp_dumped *dumped;
 	unsigned int ndumped;
+	struct kp_held *held;
+	unsigned int nheld;
 } kp_dump;
+
+void kp_dump_release(const char *why)
+{
+	struct kfd_ioctl_criu_args args = { .op = KFD_CRIU_OP_UNPAUSE };
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < kp_dump.nheld; i++) {
+		ret = kp_ioctl(kp_dump.held[i].fd, AMDKFD_IOC_CRIU_OP, &args);
+		if (ret)
+			kp_warn("UNPAUSE of pid %u failed: %s",
+				kp_dump.held[i].pid, strerror(-ret));
+		else
+			kp_info("GPU queues of pid %u run again: %s",
+				kp_dump.held[i].pid, why);
+		close(kp_dump.held[i].fd);
+	}
+	free(kp_dump.held);
+	kp_dump.held = NULL;
+	kp_dump.nheld = 0;
+}
+
+static bool kp_dump_is_held(uint32_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < kp_dump.nheld; i++)
+		if (kp_dump.held[i].pid == pid)
+			return true;
+	return false;
+}
 
 void kp_dump_reset(void)
 {
+	kp_dump_release("the plugin is unloaded");
 	free(kp_dump.dumped);
 	memset(&kp_dump, 0, sizeof(kp_dump));
+}
+
+/*
+ * criu >= 4.1: record in the inventory that the images need this plugin,
+ * so that a restore without it fails at once (kp_init() claims it).
+ */
+static void kp_dump_note_inventory(void)
+{
+	if (kp_dump.in_inventory || !kp_criu.add_inventory_plugin)
+		return;
+	if (kp_criu.add_inventory_plugin(CR_PLUGIN_DESC.name))
+		kp_warn("cannot add %s to the inventory's plugin list",
+			CR_PLUGIN_DESC.name);
+	else
+		kp_dump.in_inventory = true;
 }
 
 /* GET_VERSION needs a /dev/kfd of our own: the target's is not ours. */
@@ -124,9 +191,11 @@ static int kp_dump_render(int id, const struct kp_gpu *g)
 	h.render_gpu_id = g->gpu_id;
 	kp_name_render(name, id);
 	ret = kp_write_header_image(name, &h);
-	if (!ret)
+	if (!ret) {
+		kp_dump_note_inventory();
 		kp_info("dumped render node renderD%u (GPU %u) as %s",
 			g->render_minor, g->gpu_id, name);
+	}
 	return ret;
 }
 
@@ -165,6 +234,33 @@ static void kp_unpause(struct kp_ckpt *c)
 	if (ret)
 		kp_warn("UNPAUSE of pid %u failed: %s", c->args.pid,
 			strerror(-ret));
+}
+
+/*
+ * Keep @c's process paused until kp_dump_release(), through a dup of the
+ * file (see the top of this file). Without one, unpause now.
+ */
+static void kp_hold(struct kp_ckpt *c)
+{
+	struct kp_held *h;
+	int fd;
+
+	fd = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
+	h = fd < 0 ? NULL : realloc(kp_dump.held,
+				    (kp_dump.nheld + 1) * sizeof(*h));
+	if (!h) {
+		kp_warn("cannot keep pid %u paused until the dump ends (%s): its GPU runs again now",
+			c->args.pid, fd < 0 ? strerror(errno) : "out of memory");
+		if (fd >= 0)
+			close(fd);
+		kp_unpause(c);
+		return;
+	}
+	h[kp_dump.nheld].pid = c->args.pid;
+	h[kp_dump.nheld].fd = fd;
+	kp_dump.held = h;
+	kp_dump.nheld++;
+	c->paused = false;
 }
 
 static void kp_close_dmabufs(struct kp_ckpt *c)
@@ -412,8 +508,9 @@ static int kp_dump_kfd(int fd, uint32_t id)
 		       strerror(-ret));
 		return ret;
 	}
-	c.paused = true;
 	pid = c.args.pid;
+	/* A second file of a process this dump holds paused pauses nothing. */
+	c.paused = !kp_dump_is_held(pid);
 
 	for (i = 0; pid && i < kp_dump.ndumped; i++) {
 		if (kp_dump.dumped[i].pid == pid) {
@@ -458,11 +555,13 @@ static int kp_dump_kfd(int fd, uint32_t id)
 	if (ret)
 		goto out;
 	kp_close_dmabufs(&c);
-	/* The contents are saved: the GPU may run again. */
-	kp_unpause(&c);
+	/* The contents are saved; the GPU waits for the end of the dump. */
+	kp_hold(&c);
 	ret = kp_ckpt_write(&c, pid);
 	if (!ret)
 		ret = kp_remember(pid, id);
+	if (!ret)
+		kp_dump_note_inventory();
 	if (!ret)
 		kp_info("dumped /dev/kfd file %u of pid %u: %u GPUs, %u BOs (%" PRIu64 " bytes of contents), %u queues and events",
 			id, pid, nd, nb, bytes, c.args.num_objects);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bo_copy.h"
+#include "criu_compat.h"
 #include "criu_plugin.h"
 #include "kfd_dev.h"
 #include "plugin.h"
@@ -23,8 +24,18 @@ struct kp_config kp_config;
 /* The master's /dev/kfd, for RESUME (opened on first use). */
 static int kp_resume_kfd = -1;
 
+static const char kp_name[] = "kfd_plugin";
+
 static int kp_init(int stage)
 {
+	/*
+	 * criu >= 4.1 refuses a restore while a plugin the dump recorded in
+	 * the inventory (kp_dump_note_inventory()) has not claimed its entry.
+	 */
+	if (stage == CRIU_STAGE_RESTORE &&
+	    kp_criu.check_and_remove_inventory_plugin)
+		kp_criu.check_and_remove_inventory_plugin(kp_name,
+							  sizeof(kp_name) - 1);
 	/* Without /dev/kfd every hook declines: nothing to set up or say. */
 	if (!kp_kfd_present())
 		return 0;
@@ -34,13 +45,24 @@ static int kp_init(int stage)
 	kp_debug("init, stage %d, buffer cap %llu bytes, BO copy %s", stage,
 		 (unsigned long long)kp_config.max_buffer,
 		 kp_copy_mode_name(kp_config.copy_mode));
+	kp_debug("criu has %u hooks (%s), this plugin uses %u; UPDATE_VMA_MAP fd owned by criu: %s, RESTORE_EXT_FILE retry: %s, inventory plugin list: %s",
+		 kp_criu.hooks, kp_criu.how, CR_PLUGIN_DESC.max_hooks,
+		 kp_criu.vma_fd_owned ? "yes" : "no",
+		 kp_criu.restore_retry_arg ? "yes" : "no",
+		 kp_criu.add_inventory_plugin ? "yes" : "no");
 	return 0;
 }
 
 static void kp_exit(int stage, int ret)
 {
-	(void)stage;
-	(void)ret;
+	/*
+	 * CRIU calls exit only once every task's files and memory are dumped
+	 * (or the dump failed): only now may the dumped processes' GPU work
+	 * go on (criu-dev already did this in DUMP_DEVICES_LATE).
+	 */
+	if (stage == CRIU_STAGE_DUMP)
+		kp_dump_release(ret ? "the dump failed" :
+				"every task's files and memory are dumped");
 	if (kp_resume_kfd >= 0) {
 		close(kp_resume_kfd);
 		kp_resume_kfd = -1;
@@ -57,6 +79,13 @@ static int kp_hook_dump_ext_file(int fd, int id)
 
 static int kp_hook_restore_ext_file(int id)
 {
+	return kp_restore_file(id);
+}
+
+/* criu-dev's variant: this plugin never needs to be called again. */
+static int kp_hook_restore_ext_file_retry(int id, bool *retry_needed)
+{
+	*retry_needed = false;
 	return kp_restore_file(id);
 }
 
@@ -106,6 +135,18 @@ static int kp_hook_resume_devices_late(int pid)
 	return 0;
 }
 
+/*
+ * criu-dev, after every task's files and memory were dumped: let the
+ * dumped processes' queues run again. Always "not mine", so that every
+ * other plugin gets the hook too.
+ */
+static int kp_hook_dump_devices_late(int pid)
+{
+	(void)pid;
+	kp_dump_release("every task's files and memory are dumped");
+	return -ENOTSUP;
+}
+
 /* The hooks must have exactly the signatures CRIU calls them with. */
 static const criu_dump_ext_file_fn kp_sig1 __attribute__((unused)) =
 	kp_hook_dump_ext_file;
@@ -117,15 +158,23 @@ static const criu_update_vma_map_fn kp_sig4 __attribute__((unused)) =
 	kp_hook_update_vma_map;
 static const criu_resume_devices_late_fn kp_sig5 __attribute__((unused)) =
 	kp_hook_resume_devices_late;
+static const criu_restore_ext_file_retry_fn kp_sig6 __attribute__((unused)) =
+	kp_hook_restore_ext_file_retry;
+static const criu_dump_devices_late_fn kp_sig7 __attribute__((unused)) =
+	kp_hook_dump_devices_late;
 
-/* The one symbol the plugin exports. */
+/*
+ * The one symbol the plugin exports. It declares the 10 hooks every CRIU
+ * has; kp_load() raises max_hooks to what the running CRIU has (at most
+ * the 15 this plugin knows) before CRIU reads the descriptor.
+ */
 __attribute__((visibility("default")))
 struct plugin_desc CR_PLUGIN_DESC = {
-	.name = "kfd_plugin",
+	.name = kp_name,
 	.init = kp_init,
 	.exit = kp_exit,
 	.version = CRIU_PLUGIN_VERSION(0, 2, 0),
-	.max_hooks = CRIU_HOOK_COUNT,
+	.max_hooks = CRIU_HOOK_COUNT_OLDEST,
 	.hooks = {
 		[CRIU_HOOK_DUMP_EXT_FILE] = (void *)kp_hook_dump_ext_file,
 		[CRIU_HOOK_RESTORE_EXT_FILE] = (void *)kp_hook_restore_ext_file,
@@ -133,5 +182,22 @@ struct plugin_desc CR_PLUGIN_DESC = {
 		[CRIU_HOOK_UPDATE_VMA_MAP] = (void *)kp_hook_update_vma_map,
 		[CRIU_HOOK_RESUME_DEVICES_LATE] =
 			(void *)kp_hook_resume_devices_late,
+		[CRIU_HOOK_DUMP_DEVICES_LATE] =
+			(void *)kp_hook_dump_devices_late,
 	},
 };
+
+/*
+ * Runs when CRIU dlopen()s the plugin, before it looks at CR_PLUGIN_DESC:
+ * fit the descriptor to the CRIU it is in (criu_compat.c).
+ */
+__attribute__((constructor))
+static void kp_load(void)
+{
+	kp_criu_detect();
+	CR_PLUGIN_DESC.max_hooks = KP_MIN(kp_criu.hooks,
+					  (unsigned int)CRIU_HOOK_COUNT);
+	if (kp_criu.restore_retry_arg)
+		CR_PLUGIN_DESC.hooks[CRIU_HOOK_RESTORE_EXT_FILE] =
+			(void *)kp_hook_restore_ext_file_retry;
+}

@@ -22,6 +22,12 @@ extern struct kp_config kp_config;
 
 /* DUMP_EXT_FILE: 0, -ENOTSUP if @fd is not ours, or -errno. */
 int kp_dump_file(int fd, int id);
+/*
+ * Let every process this dump paused run again (its queues stay paused
+ * from DUMP_EXT_FILE until CRIU has dumped all files and memory); @why is
+ * logged. Idempotent.
+ */
+void kp_dump_release(const char *why);
 /* Forget what this dump wrote (plugin exit). */
 void kp_dump_reset(void);
 

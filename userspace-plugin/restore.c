@@ -27,6 +27,7 @@
 #include <linux/kcmp.h>
 
 #include "bo_copy.h"
+#include "criu_compat.h"
 #include "images.h"
 #include "kfd_dev.h"
 #include "plugin.h"
@@ -832,6 +833,18 @@ int kp_update_vma_map(const char *path, uint64_t addr, uint64_t old_off,
 	fd = kp_render_fd(v->local);
 	if (fd < 0)
 		return fd;
+	/*
+	 * criu >= 3.19 owns the fd it gets and closes it; older ones dup()
+	 * it and leave ours alone, so a dup there would stay in the process.
+	 */
+	if (kp_criu.vma_fd_owned) {
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0) {
+			fd = -errno;
+			kp_err("cannot dup a render node fd: %s", strerror(-fd));
+			return fd;
+		}
+	}
 	*new_off = v->new_off + (old_off - v->old_off);
 	*plugin_fd = fd;
 	kp_debug("mapping 0x%" PRIx64 ": renderD%u offset 0x%" PRIx64 " -> 0x%" PRIx64 " through fd %d",

@@ -560,7 +560,7 @@ static int kfd_open(struct inode *inode, struct file *filp)
 
 static int kfd_flush(struct file *filp, fl_owner_t id)
 {
-	kfd_criu_file_flush(filp->private_data);
+	kfd_criu_file_flush(filp);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-buf.h>
+#include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/kfd_ioctl.h>
 #include <linux/pid_namespace.h>
@@ -223,20 +224,38 @@ static int kfd_criu_unpause(struct kfdsim_process *p)
 	return ret;
 }
 
-/**
- * kfd_criu_file_flush - a descriptor of @p's /dev/kfd file is being closed
- * @p: the process the file belongs to
- *
- * If the closer paused @p and did not unpause it, it gave up on the
- * checkpoint (or died): resume @p's queues.
- */
-void kfd_criu_file_flush(struct kfdsim_process *p)
+/* iterate_fd() callback: is @f a /dev/kfd file of the same process as @kfd? */
+static int kfd_criu_same_process(const void *kfd, struct file *f,
+				 unsigned int fd)
 {
+	const struct file *filp = kfd;
+
+	return f->f_op == filp->f_op && f->private_data == filp->private_data;
+}
+
+/**
+ * kfd_criu_file_flush - a descriptor of a /dev/kfd file is being closed
+ * @filp: the file, of the process that may be paused
+ *
+ * If the closer paused the process, did not unpause it and now holds no
+ * other descriptor of a /dev/kfd file of that process, it gave up on the
+ * checkpoint (or died: its files are then closed with its file table
+ * already gone): resume the process's queues. Closing one of several
+ * descriptors is an ordinary close (CRIU closes its copy of each dumped
+ * file while the plugin keeps the process paused through a dup of it).
+ * The closed descriptor is no longer in the table when ->flush runs.
+ */
+void kfd_criu_file_flush(struct file *filp)
+{
+	struct kfdsim_process *p = filp->private_data;
+
 	if (!READ_ONCE(p->criu_pauser))
+		return;
+	if (iterate_fd(current->files, 0, kfd_criu_same_process, filp))
 		return;
 	mutex_lock(&p->lock);
 	if (p->criu_pauser == task_tgid(current)) {
-		pr_info("CRIU: checkpointer %d closed /dev/kfd without UNPAUSE, resuming the process\n",
+		pr_info("CRIU: checkpointer %d closed its last /dev/kfd descriptor of the process without UNPAUSE, resuming the process\n",
 			task_tgid_nr(current));
 		kfd_criu_unpause_locked(p);
 	}

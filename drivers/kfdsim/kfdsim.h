@@ -210,6 +210,13 @@ struct kfdsim_counters {
 };
 
 extern struct kfdsim_counters kfdsim_counters;
+
+/*
+ * Work the SDMA engines did for amdgpu CS submissions since the module
+ * loaded (debugfs cs_sdma): never decreases, unlike kfdsim_counters.
+ */
+extern atomic64_t kfdsim_cs_sdma_packets;
+extern atomic64_t kfdsim_cs_sdma_copy_bytes;
 int kfdsim_debugfs_init(void);
 void kfdsim_debugfs_fini(void);
 
@@ -373,6 +380,7 @@ struct kfdsim_sdma_ctx {
 	void (*trap)(void *priv, u32 event_id);
 	void (*fault)(void *priv, const struct kfdsim_fault *fault);
 	void *priv;
+	u64 copied;	/* bytes COPY_LINEAR packets moved, added up */
 };
 
 /* Longest SDMA packet the engine reads, in dwords. */
@@ -625,7 +633,7 @@ int kfd_ioctl_criu(struct kfdsim_process *p, void *data);
 int kfd_criu_restore(struct kfdsim_process *p,
 		     struct kfd_ioctl_criu_args *args);
 int kfd_criu_resume_userptrs(struct kfdsim_process *p);
-void kfd_criu_file_flush(struct kfdsim_process *p);
+void kfd_criu_file_flush(struct file *filp);
 bool kfd_criu_should_fail(void);
 void kfd_criu_set_fail_nth(int n);
 int kfd_criu_get_fail_nth(void);

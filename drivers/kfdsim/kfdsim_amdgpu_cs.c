@@ -710,12 +710,14 @@ static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
 			ret = -EINVAL;
 			break;
 		}
+		atomic64_inc(&kfdsim_cs_sdma_packets);
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
 		cond_resched();
 	}
+	atomic64_add(sdma.copied, &kfdsim_cs_sdma_copy_bytes);
 	kfdsim_amdgpu_log_faults(&faults, ib->ring);
 	kvfree(dw);
 	return ret;

@@ -3,7 +3,9 @@
  * debugfs: /sys/kernel/debug/kfdsim/counters lists the objects alive in the
  * driver and each GPU's VRAM use, one "name value" pair a line, so tests can
  * check that teardown really returned everything. "evict", "restore" and
- * "queues" expose preemption to tests.
+ * "queues" expose preemption to tests. "cs_sdma" adds up the SDMA packets
+ * amdgpu CS submissions ran and the bytes their copies moved (the e2e
+ * tests prove the CRIU plugin's SDMA path with it).
  */
 #include <linux/debugfs.h>
 #include <linux/kstrtox.h>
@@ -14,6 +16,8 @@
 #include "kfdsim.h"
 
 struct kfdsim_counters kfdsim_counters;
+atomic64_t kfdsim_cs_sdma_packets;
+atomic64_t kfdsim_cs_sdma_copy_bytes;
 
 static struct dentry *kfdsim_debugfs_root;
 
@@ -38,6 +42,16 @@ static int kfdsim_counters_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kfdsim_counters);
+
+static int kfdsim_cs_sdma_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "packets %lld\n",
+		   (long long)atomic64_read(&kfdsim_cs_sdma_packets));
+	seq_printf(m, "copy_bytes %lld\n",
+		   (long long)atomic64_read(&kfdsim_cs_sdma_copy_bytes));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kfdsim_cs_sdma);
 
 /*
  * Preemption hooks for tests: writing a pid to "evict" evicts that process's
@@ -147,6 +161,8 @@ int kfdsim_debugfs_init(void)
 			    &kfdsim_counters_fops);
 	debugfs_create_file("queues", 0444, kfdsim_debugfs_root, NULL,
 			    &kfdsim_queues_fops);
+	debugfs_create_file("cs_sdma", 0444, kfdsim_debugfs_root, NULL,
+			    &kfdsim_cs_sdma_fops);
 	debugfs_create_file("evict", 0200, kfdsim_debugfs_root, NULL,
 			    &kfdsim_evict_fops);
 	debugfs_create_file("restore", 0200, kfdsim_debugfs_root, NULL,

@@ -88,6 +88,7 @@ static int kfdsim_sdma_copy(struct kfdsim_sdma_ctx *ctx, u64 src, u64 dst,
 		src += chunk;
 		dst += chunk;
 		bytes -= chunk;
+		ctx->copied += chunk;
 	}
 	kfree(buf);
 	return ret;

@@ -2143,7 +2143,9 @@ CW_TEST(restored_doorbells_name_the_device)
 /*
  * The checkpointer dies between PROCESS_INFO and UNPAUSE: the target's
  * queues run again and its loop completes. So do they when the
- * checkpointer just closes its copy of the fd, or a dup of it.
+ * checkpointer closes its last descriptor of the target's file; closing
+ * one of two (CRIU closes its copy while its plugin holds a dup until the
+ * whole dump is done) keeps the target paused.
  */
 CW_TEST(checkpointer_gone_target_resumes)
 {
@@ -2188,7 +2190,7 @@ CW_TEST(checkpointer_gone_target_resumes)
 	ASSERT_EQ(0, cw_qinfo(self->w.pid, &self->sh->lay, CW_Q_LOOP, &a));
 	ASSERT_EQ(0, a.evicted) TH_LOG("the target stays paused after its checkpointer died");
 
-	/* Closing the fd, or a dup of it, ends the pause as well. */
+	/* Closing the last descriptor ends the pause, not closing one of two. */
 	ASSERT_EQ(0, kc_seize(self->w.pid, false));
 	self->tfd = kc_getfd(self->w.pid, self->sh->lay.kfd_fd);
 	ASSERT_LE(0, self->tfd);
@@ -2199,13 +2201,27 @@ CW_TEST(checkpointer_gone_target_resumes)
 	ASSERT_LE(0, fd);
 	close(fd);
 	ASSERT_EQ(0, cw_qinfo(self->w.pid, &self->sh->lay, CW_Q_LOOP, &a));
-	ASSERT_EQ(0, a.evicted) TH_LOG("closing a dup did not unpause");
-	ASSERT_EQ(-EINVAL, kc_unpause(self->tfd));
-	ASSERT_EQ(0, kc_process_info(self->tfd, &k));
+	ASSERT_EQ(1, a.evicted) TH_LOG("closing a dup unpaused");
+	fd = dup(self->tfd);
+	ASSERT_LE(0, fd);
+	close(self->tfd);
+	self->tfd = fd;
+	ASSERT_EQ(0, cw_qinfo(self->w.pid, &self->sh->lay, CW_Q_LOOP, &a));
+	ASSERT_EQ(1, a.evicted) TH_LOG("closing the original while a dup is open unpaused");
 	close(self->tfd);
 	self->tfd = -1;
 	ASSERT_EQ(0, cw_qinfo(self->w.pid, &self->sh->lay, CW_Q_LOOP, &a));
-	ASSERT_EQ(0, a.evicted) TH_LOG("closing the fd did not unpause");
+	ASSERT_EQ(0, a.evicted) TH_LOG("closing the last descriptor did not unpause");
+	/* An explicit UNPAUSE, then the close, leave it running. */
+	self->tfd = kc_getfd(self->w.pid, self->sh->lay.kfd_fd);
+	ASSERT_LE(0, self->tfd);
+	ASSERT_EQ(0, kc_process_info(self->tfd, &k));
+	ASSERT_EQ(0, kc_unpause(self->tfd));
+	ASSERT_EQ(-EINVAL, kc_unpause(self->tfd));
+	close(self->tfd);
+	self->tfd = -1;
+	ASSERT_EQ(0, cw_qinfo(self->w.pid, &self->sh->lay, CW_Q_LOOP, &a));
+	ASSERT_EQ(0, a.evicted);
 	ASSERT_EQ(0, kc_detach(self->w.pid));
 
 	finish_and_quit(_metadata, self, &self->w);

@@ -26,10 +26,22 @@
  *     end, so a checkpointer that loses or shifts any part of them fails
  *     the run.
  *
+ * With --spread, two more AQL queues per GPU run the same loop dispatches
+ * on an array in a GTT BO and on one in USERPTR memory. The GPU's command
+ * processor serves its queues round-robin in slices of milliseconds, so
+ * it keeps writing all three kinds of memory while it is checkpointed;
+ * those two arrays are checked against the same reference once the loops
+ * ended. A checkpoint whose memory image is newer or older than its saved
+ * queue state (a dispatch stopped at one step, its array already some
+ * steps further) makes the restored run end with a wrong array.
+ *
  * It then prints "RESULT OK <checksum>" (the checksum depends only on the
  * options, never on gpu_ids) or "RESULT FAIL <why>" and exits 0 or 1.
  * A checkpoint may be taken at any moment; the interesting one is while
- * the loop kernels run (see --ready).
+ * the loop kernels run (see --ready). With --go PATH it waits, once the
+ * loop kernels are done, until PATH exists before it runs the checksum
+ * kernel and the downloads and verifies (the end-to-end tests release it
+ * so once their dumps are done).
  *
  * Benchmark mode (--hold): allocate the given amount of VRAM, fill it with
  * a pattern, signal --ready, wait until the --go file exists, verify the
@@ -85,13 +97,16 @@
 #define CODE_SUM_DESC	16
 #define CODE_LOOP_ARGS	64
 #define CODE_SUM_ARGS	128
+#define CODE_LOOP_GTT_ARGS	192	/* --spread */
+#define CODE_LOOP_USER_ARGS	256	/* --spread */
 #define CODE_SIZE	PAGE
 
 /* Layout of the USERPTR BO: AQL pointers, SDMA ring, download target. */
-#define USER_AQL_RPTR	0
-#define USER_AQL_WPTR	8
+#define USER_AQL_RPTR(q)	(16 * (q))	/* of AQL queue q */
+#define USER_AQL_WPTR(q)	(16 * (q) + 8)
 #define USER_SDMA_RING	PAGE
 #define USER_RESULT	(2 * PAGE)
+#define USER_LOOP	(USER_RESULT + o.size)	/* --spread */
 
 /*
  * --odd-bos: sizes that are no multiple of each other nor of 2 MiB (the
@@ -115,6 +130,16 @@ struct bo {
 	void *cpu;
 };
 
+/* AQL queues per GPU: 0 for the VRAM array, 1 GTT and 2 USERPTR (--spread). */
+#define MAX_AQL		3
+
+struct aql_queue {
+	struct bo ring;		/* GTT */
+	uint32_t id;
+	volatile uint64_t *db;
+	uint64_t w;		/* next packet index */
+};
+
 struct gpu {
 	int index;		/* 0..ngpus-1: what the results depend on */
 	uint32_t id;
@@ -127,15 +152,13 @@ struct gpu {
 	struct bo data;		/* VRAM: the array the kernels work on */
 	struct bo stage;	/* GTT: input, later the downloaded result */
 	struct bo ctl;		/* GTT: signals, SDMA pointers, fence, sum */
-	struct bo ring;		/* GTT: the AQL ring */
 	struct bo user;		/* USERPTR: see USER_* */
+	struct bo gtt_loop;	/* GTT: the --spread loop array */
 	struct bo odd[N_ODD];	/* VRAM, --odd-bos only */
 
-	uint32_t aql_id;
+	struct aql_queue aql[MAX_AQL];
 	uint32_t sdma_id;
-	volatile uint64_t *aql_db;
 	volatile uint64_t *sdma_db;
-	uint64_t aql_w;		/* next AQL packet index */
 	uint64_t sdma_w;	/* next SDMA byte offset */
 };
 
@@ -154,6 +177,7 @@ struct opts {
 	const char *pid_file;
 	bool fork;
 	bool expected;
+	bool spread;
 	bool odd_bos;
 };
 
@@ -475,31 +499,37 @@ static volatile uint64_t *u64_at(struct bo *bo, uint64_t off)
 	return (volatile uint64_t *)at(bo, off);
 }
 
-static void aql_submit(struct gpu *g, struct kfdsim_aql_dispatch *pkt)
+/* AQL queues per GPU. */
+static int aql_queues(void)
 {
-	volatile uint64_t *rptr = u64_at(&g->user, USER_AQL_RPTR);
+	return o.spread ? MAX_AQL : 1;
+}
+
+static void aql_submit(struct gpu *g, int q, struct kfdsim_aql_dispatch *pkt)
+{
+	struct aql_queue *a = &g->aql[q];
+	volatile uint64_t *rptr = u64_at(&g->user, USER_AQL_RPTR(q));
 	uint16_t header = KFDSIM_AQL_TYPE_KERNEL_DISPATCH |
 		KFDSIM_AQL_FENCE_SCOPE_SYSTEM << KFDSIM_AQL_HEADER_ACQUIRE_SHIFT |
 		KFDSIM_AQL_FENCE_SCOPE_SYSTEM << KFDSIM_AQL_HEADER_RELEASE_SHIFT;
 	char *slot;
 
-	while (g->aql_w - __atomic_load_n(rptr, __ATOMIC_ACQUIRE) >=
-	       AQL_SLOTS) {
+	while (a->w - __atomic_load_n(rptr, __ATOMIC_ACQUIRE) >= AQL_SLOTS) {
 		check_deadline("room in the AQL ring");
 		app_sleep_ms(o.poll_ms);
 	}
-	slot = at(&g->ring, (g->aql_w % AQL_SLOTS) * KFDSIM_AQL_PACKET_SIZE);
+	slot = at(&a->ring, (a->w % AQL_SLOTS) * KFDSIM_AQL_PACKET_SIZE);
 	/* Body first, header last, as HSA requires. */
 	memcpy(slot + 2, (char *)pkt + 2, sizeof(*pkt) - 2);
 	__atomic_store_n((uint16_t *)slot, header, __ATOMIC_RELEASE);
-	g->aql_w++;
-	__atomic_store_n(u64_at(&g->user, USER_AQL_WPTR), g->aql_w,
+	a->w++;
+	__atomic_store_n(u64_at(&g->user, USER_AQL_WPTR(q)), a->w,
 			 __ATOMIC_RELEASE);
-	__atomic_store_n(g->aql_db, g->aql_w, __ATOMIC_RELEASE);
+	__atomic_store_n(a->db, a->w, __ATOMIC_RELEASE);
 }
 
-static void dispatch(struct gpu *g, uint64_t desc_off, uint64_t args_off,
-		     uint64_t sig_off)
+static void dispatch(struct gpu *g, int q, uint64_t desc_off,
+		     uint64_t args_off, uint64_t sig_off)
 {
 	struct kfdsim_aql_dispatch pkt = {
 		.setup = 1,
@@ -514,7 +544,7 @@ static void dispatch(struct gpu *g, uint64_t desc_off, uint64_t args_off,
 		.completion_signal = g->ctl.va + sig_off,
 	};
 
-	aql_submit(g, &pkt);
+	aql_submit(g, q, &pkt);
 }
 
 static void sdma_room(struct gpu *g, uint32_t bytes)
@@ -662,6 +692,7 @@ static void setup_gpu(struct gpu *g)
 	struct kfdsim_args_loop *la;
 	uint32_t *in;
 	uint64_t i;
+	int q;
 
 	bo_new(g, &g->code, CODE_SIZE, KFD_IOC_ALLOC_MEM_FLAGS_VRAM, NULL);
 	bo_new(g, &g->data, o.size, KFD_IOC_ALLOC_MEM_FLAGS_VRAM |
@@ -670,11 +701,17 @@ static void setup_gpu(struct gpu *g)
 	       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL);
 	bo_new(g, &g->ctl, CTL_SIZE, KFD_IOC_ALLOC_MEM_FLAGS_GTT |
 	       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL);
-	bo_new(g, &g->ring, RING_SIZE, KFD_IOC_ALLOC_MEM_FLAGS_GTT |
-	       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL);
-	bo_new(g, &g->user, USER_RESULT + o.size,
+	for (q = 0; q < aql_queues(); q++)
+		bo_new(g, &g->aql[q].ring, RING_SIZE,
+		       KFD_IOC_ALLOC_MEM_FLAGS_GTT |
+		       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL);
+	bo_new(g, &g->user, USER_RESULT + o.size * (o.spread ? 2 : 1),
 	       KFD_IOC_ALLOC_MEM_FLAGS_USERPTR |
-	       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, anon(USER_RESULT + o.size));
+	       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE,
+	       anon(USER_RESULT + o.size * (o.spread ? 2 : 1)));
+	if (o.spread)
+		bo_new(g, &g->gtt_loop, o.size, KFD_IOC_ALLOC_MEM_FLAGS_GTT |
+		       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL);
 
 	if (o.odd_bos)
 		odd_fill(g);
@@ -702,15 +739,30 @@ static void setup_gpu(struct gpu *g)
 		.src = g->data.va,
 		.result = g->ctl.va + CTL_SUM,
 	};
+	if (o.spread) {
+		la = at(&g->code, CODE_LOOP_GTT_ARGS);
+		*la = (struct kfdsim_args_loop){
+			.buf = g->gtt_loop.va,
+			.steps = (uint32_t)o.steps,
+		};
+		la = at(&g->code, CODE_LOOP_USER_ARGS);
+		*la = (struct kfdsim_args_loop){
+			.buf = g->user.va + USER_LOOP,
+			.steps = (uint32_t)o.steps,
+		};
+	}
 
-	/* Every AQL slot starts INVALID: not yet published. */
-	for (i = 0; i < AQL_SLOTS; i++)
-		*(uint16_t *)at(&g->ring, i * KFDSIM_AQL_PACKET_SIZE) =
-			KFDSIM_AQL_TYPE_INVALID;
+	for (q = 0; q < aql_queues(); q++) {
+		struct aql_queue *a = &g->aql[q];
 
-	queue_new(g, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, g->ring.va,
-		  g->user.va + USER_AQL_RPTR, g->user.va + USER_AQL_WPTR,
-		  &g->aql_id, &g->aql_db);
+		/* Every AQL slot starts INVALID: not yet published. */
+		for (i = 0; i < AQL_SLOTS; i++)
+			*(uint16_t *)at(&a->ring, i * KFDSIM_AQL_PACKET_SIZE) =
+				KFDSIM_AQL_TYPE_INVALID;
+		queue_new(g, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, a->ring.va,
+			  g->user.va + USER_AQL_RPTR(q),
+			  g->user.va + USER_AQL_WPTR(q), &a->id, &a->db);
+	}
 	queue_new(g, KFD_IOC_QUEUE_TYPE_SDMA, g->user.va + USER_SDMA_RING,
 		  g->ctl.va + CTL_SDMA_RPTR, g->ctl.va + CTL_SDMA_WPTR,
 		  &g->sdma_id, &g->sdma_db);
@@ -719,6 +771,10 @@ static void setup_gpu(struct gpu *g)
 	in = g->stage.cpu;
 	for (i = 0; i < o.size / 4; i++)
 		in[i] = app_initial(o.seed, g->index, i);
+	if (o.spread) {
+		memcpy(g->gtt_loop.cpu, in, o.size);
+		memcpy(at(&g->user, USER_LOOP), in, o.size);
+	}
 	sdma_copy(g, g->data.va, g->stage.va, o.size);
 	sdma_fence(g, FENCE_UPLOADED);
 }
@@ -746,18 +802,28 @@ static bool loops_done(void)
 	return done;
 }
 
+/* Loop dispatches per GPU: o.dispatches on every AQL queue. */
+static uint64_t loop_dispatches(void)
+{
+	return o.dispatches * (uint64_t)aql_queues();
+}
+
 static void start_loops(void)
 {
+	static const uint64_t args[MAX_AQL] = {
+		CODE_LOOP_ARGS, CODE_LOOP_GTT_ARGS, CODE_LOOP_USER_ARGS,
+	};
 	uint64_t k;
-	int i;
+	int i, q;
 
 	for (i = 0; i < ngpus; i++) {
 		struct gpu *g = &gpus[i];
 
-		signal_at(g, CTL_LOOP_SIG)->value = (int64_t)o.dispatches;
+		signal_at(g, CTL_LOOP_SIG)->value = (int64_t)loop_dispatches();
 		for (k = 0; k < o.dispatches; k++)
-			dispatch(g, CODE_LOOP_DESC, CODE_LOOP_ARGS,
-				 CTL_LOOP_SIG);
+			for (q = 0; q < aql_queues(); q++)
+				dispatch(g, q, CODE_LOOP_DESC, args[q],
+					 CTL_LOOP_SIG);
 	}
 }
 
@@ -770,9 +836,9 @@ static void report_progress(void)
 	for (i = 0; i < ngpus; i++)
 		off += snprintf(line + off, sizeof(line) - off,
 				" gpu%d %lld/%llu", i,
-				(long long)(o.dispatches -
+				(long long)(loop_dispatches() -
 					    signal_load(&gpus[i], CTL_LOOP_SIG)),
-				(unsigned long long)o.dispatches);
+				(unsigned long long)loop_dispatches());
 	app_log("loop dispatches done:%s", line);
 }
 
@@ -800,7 +866,7 @@ static void finish_gpus(void)
 
 		*(volatile uint64_t *)at(&g->ctl, CTL_SUM) = 0;
 		signal_at(g, CTL_SUM_SIG)->value = 1;
-		dispatch(g, CODE_SUM_DESC, CODE_SUM_ARGS, CTL_SUM_SIG);
+		dispatch(g, 0, CODE_SUM_DESC, CODE_SUM_ARGS, CTL_SUM_SIG);
 		sdma_copy(g, g->stage.va, g->data.va, o.size);
 		sdma_copy(g, g->user.va + USER_RESULT, g->data.va, o.size);
 		sdma_fence(g, FENCE_DOWNLOADED);
@@ -837,6 +903,26 @@ static uint64_t reference_sum(int index)
 		sum = app_checksum_add(sum, a * app_initial(o.seed, index, i) + b,
 				       i);
 	return sum;
+}
+
+/* --spread: the GTT and USERPTR loop arrays, before anything else runs. */
+static void verify_spread(struct gpu *g)
+{
+	const uint32_t *gtt = g->gtt_loop.cpu, *user = at(&g->user, USER_LOOP);
+	uint32_t a, b, want;
+	uint64_t i;
+
+	run_affine(&a, &b);
+	for (i = 0; i < o.size / 4; i++) {
+		want = a * app_initial(o.seed, g->index, i) + b;
+		if (gtt[i] != want)
+			app_fail("gpu %d: GTT loop array[%llu] = %#x, expected %#x",
+				 g->index, (unsigned long long)i, gtt[i], want);
+		if (user[i] != want)
+			app_fail("gpu %d: USERPTR loop array[%llu] = %#x, expected %#x",
+				 g->index, (unsigned long long)i, user[i],
+				 want);
+	}
 }
 
 /* Check one GPU's results; returns its checksum. */
@@ -877,14 +963,14 @@ static uint64_t verify_gpu(struct gpu *g)
 static void teardown(void)
 {
 	unsigned int k;
-	int i, ret;
+	int i, q, ret;
 
 	for (i = 0; i < ngpus; i++) {
 		struct gpu *g = &gpus[i];
 
-		ret = queue_destroy(g->aql_id);
-		if (!ret)
-			ret = queue_destroy(g->sdma_id);
+		ret = queue_destroy(g->sdma_id);
+		for (q = 0; q < aql_queues() && !ret; q++)
+			ret = queue_destroy(g->aql[q].id);
 		if (ret)
 			app_fail("gpu %d: DESTROY_QUEUE: %s", i, strerror(-ret));
 		ret = bo_free(g, &g->doorbell, false);
@@ -896,10 +982,12 @@ static void teardown(void)
 			ret = bo_free(g, &g->stage, false);
 		if (!ret)
 			ret = bo_free(g, &g->ctl, false);
-		if (!ret)
-			ret = bo_free(g, &g->ring, false);
+		for (q = 0; q < aql_queues() && !ret; q++)
+			ret = bo_free(g, &g->aql[q].ring, false);
 		if (!ret)
 			ret = bo_free(g, &g->user, true);
+		if (!ret)
+			ret = bo_free(g, &g->gtt_loop, false);
 		for (k = 0; k < N_ODD && !ret; k++)
 			ret = bo_free(g, &g->odd[k], false);
 		if (ret)
@@ -953,6 +1041,19 @@ static uint64_t compute(const char *child_ready, pid_t child)
 	t = app_now_ms();
 	wait_loops();
 	app_log("loop done in %llu ms", (unsigned long long)(app_now_ms() - t));
+	/*
+	 * Stay alive until released (--go), with the queues and BOs still
+	 * there: a test dumps as many times as it wants and releases the
+	 * process afterwards, so no dump finds it gone. The checksum kernel
+	 * and the downloads still run after the release, on restored queues.
+	 */
+	while (o.go && !app_exists(o.go))
+		app_sleep_ms(o.poll_ms);
+	if (o.spread) {
+		for (i = 0; i < ngpus; i++)
+			verify_spread(&gpus[i]);
+		app_log("GTT and USERPTR loop arrays verified");
+	}
 	finish_gpus();
 	app_log("checksum kernels and downloads done");
 
@@ -1033,6 +1134,9 @@ static void usage(void)
 "      --seed N         input data seed (default 1)\n"
 "  -r, --ready PATH     create PATH once the loop kernels run\n"
 "  -p, --pid-file PATH  write the pid to PATH at start\n"
+"      --spread         also run the loop kernel on an array in GTT and\n"
+"                       one in USERPTR memory, each on an AQL queue of\n"
+"                       its own\n"
 "      --odd-bos        also hold VRAM BOs of odd sizes and check every\n"
 "                       word of them at the end\n"
 "      --fork           also run a child process with its own /dev/kfd\n"
@@ -1043,7 +1147,9 @@ static void usage(void)
 "      --timeout SEC    give up after SEC seconds (default: never)\n"
 "      --hold BYTES     benchmark: hold BYTES of VRAM, spread over the GPUs\n"
 "      --bo-size BYTES  benchmark: largest BO (default 64M)\n"
-"      --go PATH        benchmark: verify and exit once PATH exists\n");
+"      --go PATH        wait for PATH to exist before the checksum\n"
+"                       kernel and the verification (benchmark: before\n"
+"                       verifying)\n");
 	exit(2);
 }
 
@@ -1058,6 +1164,7 @@ static void parse(int argc, char **argv)
 		{ "ready", required_argument, NULL, 'r' },
 		{ "pid-file", required_argument, NULL, 'p' },
 		{ "fork", no_argument, NULL, 'F' },
+		{ "spread", no_argument, NULL, 'A' },
 		{ "odd-bos", no_argument, NULL, 'O' },
 		{ "expected", no_argument, NULL, 'E' },
 		{ "poll-ms", required_argument, NULL, 'P' },
@@ -1080,6 +1187,7 @@ static void parse(int argc, char **argv)
 		case 'r': o.ready = optarg; break;
 		case 'p': o.pid_file = optarg; break;
 		case 'F': o.fork = true; break;
+		case 'A': o.spread = true; break;
 		case 'O': o.odd_bos = true; break;
 		case 'E': o.expected = true; break;
 		case 'P': ok = app_parse_u64(optarg, &o.poll_ms); break;

@@ -11,6 +11,10 @@
  *
  * Benchmark mode (--hold): fill the given amount of anonymous memory with
  * the pattern gpu_app --hold uses, signal --ready, wait for --go, verify.
+ *
+ * With --go, the computing mode too waits for that file after its last
+ * step, before it verifies and exits: a test releases it only once it has
+ * done its checkpoints, so the process is always there to be dumped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -90,6 +94,10 @@ static void compute(void)
 	}
 	if (!o.steps && o.ready)
 		app_write_marker(o.ready);
+	app_log("steps done");
+	/* Stay alive until released, so a checkpoint always finds us. */
+	while (o.go && !app_exists(o.go))
+		app_sleep_ms(50);
 
 	app_loop_affine((uint32_t)o.steps, &a, &b);
 	for (i = 0; i < n; i++) {
@@ -142,7 +150,7 @@ static void usage(void)
 "  -p, --pid-file PATH  write the pid to PATH at start\n"
 "      --expected       print the RESULT line a run would print and exit\n"
 "      --hold BYTES     benchmark: hold BYTES of anonymous memory\n"
-"      --go PATH        benchmark: verify and exit once PATH exists\n");
+"      --go PATH        verify and exit only once PATH exists\n");
 	exit(2);
 }
 
