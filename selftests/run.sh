@@ -150,6 +150,11 @@ if load 0; then
 	for area in $areas; do
 		if [ "$area" = topology ]; then
 			run topology KFDSIM_TOPO_SAVE="$ids.0"
+		elif [ "$area" = restore_fuzz ]; then
+			# A fixed seed, so that a failure here can be replayed;
+			# `make fuzz` explores seeds from the clock.
+			run restore_fuzz \
+				KFDSIM_FUZZ_SEED="${KFDSIM_FUZZ_SEED:-0x6b66647369}"
 		else
 			run "$area"
 		fi

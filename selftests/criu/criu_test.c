@@ -799,6 +799,11 @@ static void s_ev_signaled(struct rctx *c) { ev_obj(c, CW_EV_SET)->signaled = 2; 
 static void s_ev_id0(struct rctx *c) { ev_obj(c, CW_EV_AUTO)->id = 0; }
 static void s_ev_id_big(struct rctx *c) { ev_obj(c, CW_EV_AUTO)->id = 4096; }
 static void s_ev_mem_id(struct rctx *c) { ev_obj(c, CW_EV_MEM)->id = 5; }
+/* Upstream's range ends at INT_MAX, which idr_for_each_entry cannot pass. */
+static void s_ev_mem_id_max(struct rctx *c)
+{
+	ev_obj(c, CW_EV_MEM)->id = 0x7fffffff;
+}
 static void s_ev_dup(struct rctx *c)
 {
 	ev_obj(c, CW_EV_AUTO)->id = c->img->lay.ev[CW_EV_SET];
@@ -812,6 +817,7 @@ static const struct bad_case event_cases[] = {
 	{ "signal event id 0", s_ev_id0, EINVAL },
 	{ "signal event id 4096", s_ev_id_big, EINVAL },
 	{ "memory event with a signal event id", s_ev_mem_id, EINVAL },
+	{ "memory event id INT_MAX", s_ev_mem_id_max, EINVAL },
 	{ "two events with one id", s_ev_dup, EINVAL },
 };
 

@@ -652,9 +652,14 @@ static int cp_cpu(double *pct, int max, unsigned int ms)
 }
 
 /*
- * With queues created but idle the CP threads poll with a backoff: under
- * 5% CPU each over 3 s. Checked against a busy CP, which must show up.
+ * With queues created but idle the CP threads poll with a backoff. A CP
+ * that does not back off spins near 100% of a CPU; one that does uses
+ * about 1-5% under TCG, more when the host is loaded (guest CPU time
+ * includes time the host steals). The bound, IDLE_CP_MAX_PCT, tells the
+ * two apart without depending on the host's load; the measured figure is
+ * printed for comparison. Checked against a busy CP, which must show up.
  */
+#define IDLE_CP_MAX_PCT 20.0
 TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 {
 	struct kfdsim_args_loop args;
@@ -688,7 +693,7 @@ TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 	for (i = 0; i < n; i++) {
 		printf("# CP thread %d, 2 idle queues per GPU: %.2f%% CPU over 3 s\n",
 		       i, pct[i]);
-		EXPECT_LT(pct[i], 5.0);
+		EXPECT_LT(pct[i], IDLE_CP_MAX_PCT);
 	}
 	fflush(stdout);
 
@@ -715,7 +720,7 @@ TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 
 /*
  * The most queues a process may have, all idle: the poll cost grows with
- * the number of runnable queues. Reported, and held to the same 5%.
+ * the number of runnable queues. Reported, and held to the same bound.
  */
 TEST_F_TIMEOUT(q, idle_cp_threads_max_queues, 120)
 {
@@ -736,7 +741,7 @@ TEST_F_TIMEOUT(q, idle_cp_threads_max_queues, 120)
 	for (i = 0; i < n; i++) {
 		printf("# CP thread %d, 40 idle queues per GPU: %.2f%% CPU over 3 s\n",
 		       i, pct[i]);
-		EXPECT_LT(pct[i], 5.0);
+		EXPECT_LT(pct[i], IDLE_CP_MAX_PCT);
 	}
 	fflush(stdout);
 }
