@@ -114,7 +114,8 @@
 #   KFDSIM_E2E_SPREAD      steps, dispatches and array size of the
 #                          consistent tests (default "200 20 256K")
 #   KFDSIM_E2E_ONLY        space-separated test names to run (default all)
-#   KFDSIM_E2E_RUN_LIMIT   seconds an app may take to finish (default 300)
+#   KFDSIM_E2E_RUN_LIMIT   seconds an app may take to finish (default 300,
+#                          times KFDSIM_TIMEOUT_SCALE)
 #   KFDSIM_E2E_PLUGIN      kfd (default) or amdgpu, see "Other plugins"
 #   KFDSIM_KO, KFDSIM_PLUGIN_DIR, KFDSIM_CRIU: see selftests/e2e/lib.sh
 
@@ -143,6 +144,10 @@ plain=$E2E_BIN/plain_app
 app_args=(-s "$steps" -k "$dispatches" -n "$size" --odd-bos)
 # Long enough for a loaded TCG guest, short enough to notice a hang.
 run_limit=${KFDSIM_E2E_RUN_LIMIT:-300}
+case ${KFDSIM_TIMEOUT_SCALE:-1} in
+'' | *[!0-9]*) ;;
+*) run_limit=$((run_limit * KFDSIM_TIMEOUT_SCALE)) ;;
+esac
 
 dbg=/sys/kernel/debug/kfdsim
 work=$(mktemp -d "${TMPDIR:-/tmp}/kfdsim-e2e.XXXXXX") || exit 1

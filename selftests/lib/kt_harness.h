@@ -15,4 +15,42 @@
 
 #include "kselftest_harness.h"
 
+#include <stdlib.h>
+
+/*
+ * Every test's timeout is a hang guard: the harness's 30 s default, or
+ * TEST_F_TIMEOUT's. A debug kernel (KASAN, lockdep) under TCG runs several
+ * times slower, so KFDSIM_TIMEOUT_SCALE=N (a whole number, 1 to 20)
+ * multiplies them all before the tests run; make check-debug sets it.
+ */
+static inline void kt_scale_timeouts(void)
+{
+	const char *s = getenv("KFDSIM_TIMEOUT_SCALE");
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+	long n;
+
+	n = s ? strtol(s, NULL, 10) : 1;
+	if (n < 2 || n > 20)
+		return;
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout *= (int)n;
+}
+
+/* The harness's own TEST_HARNESS_MAIN, with the scaling first. */
+#undef TEST_HARNESS_MAIN
+#define TEST_HARNESS_MAIN \
+	static void __attribute__((constructor)) \
+	__constructor_order_last(void) \
+	{ \
+		if (!__constructor_order) \
+			__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD; \
+	} \
+	int main(int argc, char **argv) \
+	{ \
+		kt_scale_timeouts(); \
+		return test_harness_run(argc, argv); \
+	}
+
 #endif /* KT_HARNESS_H */
