@@ -18,7 +18,10 @@
 
 #define KP_NO_OFF	UINT64_MAX
 
-/* Follow @depth "parent" links from @dirfd; a new fd or -errno. */
+/*
+ * Follow @depth "parent" links from @dirfd, adding them to @prefix (also
+ * those that fail, for the message). A new fd, or -errno.
+ */
 static int kp_open_parents(int dirfd, uint32_t depth, char *prefix,
 			   size_t len)
 {
@@ -26,6 +29,7 @@ static int kp_open_parents(int dirfd, uint32_t depth, char *prefix,
 	uint32_t i;
 
 	for (i = 0; i < depth; i++) {
+		strncat(prefix, "parent/", len - strlen(prefix) - 1);
 		nfd = openat(cur, "parent", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (nfd < 0)
 			nfd = -errno;
@@ -34,7 +38,6 @@ static int kp_open_parents(int dirfd, uint32_t depth, char *prefix,
 		if (nfd < 0)
 			return nfd;
 		cur = nfd;
-		strncat(prefix, "parent/", len - strlen(prefix) - 1);
 	}
 	return cur == dirfd ? fcntl(dirfd, F_DUPFD_CLOEXEC, 0) : cur;
 }
