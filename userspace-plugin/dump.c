@@ -508,7 +508,8 @@ static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
 	p.has_chunk_size = true;
 	p.chunk_size = c->chunk;
 	if (parent) {
-		p.has_parent_dump_id = p.has_parent_image = true;
+		p.has_parent_dump_id = true;
+		p.has_parent_image = true;
 		p.has_parent_depth = true;
 		p.parent_dump_id = c->base.dump_id;
 		p.parent_image = c->base.id;

@@ -250,12 +250,12 @@ static int kp_show_pages(uint32_t id, uint32_t gpu_id, const KfdProcess *p,
 	}
 	fstat(fd, &st);
 	file = (uint64_t)st.st_size;
-	if (kp_chunked(p)) {
-		have = file;
-	} else if (kp_record_read_len(fd, name, UINT64_MAX, &have)) {
-		close(fd);
-		return -1;
-	} else {
+	have = file;
+	if (!kp_chunked(p)) {
+		if (kp_record_read_len(fd, name, UINT64_MAX, &have)) {
+			close(fd);
+			return -1;
+		}
 		file -= 8;
 	}
 	printf("  pages of GPU %u: %s: %s stored of %s of contents (%" PRIu64 ".%02" PRIu64 "%%) for %u BOs, file %" PRIu64 " bytes%s\n",
