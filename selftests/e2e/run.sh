@@ -76,6 +76,10 @@
 #                the third is restored after a reload with seed=1
 #                (another node) and ends with exactly the memory of phase
 #                2, the second (restored after it) with that of phase 1
+#   inc-predump  a chain with pre-dumps: criu pre-dump (no kfd images),
+#                dump --prev-images-dir (a full kfd image), pre-dump, dump:
+#                the last compares with the dump two parent links up,
+#                stores at most 10%, and restores exactly (phase 2)
 #   inc-damaged  the chain with its first pages image cut short, then with
 #                its first kfd image removed: the restore of the third
 #                dump fails with the plugin's message and leaves no process
@@ -826,6 +830,62 @@ t_incremental() {
 	return $rc
 }
 
+# predump PID DIR [criu options]: criu pre-dump (dumps no files, so the
+# plugin writes nothing), log in DIR/dump.log.
+predump() {
+	local pid=$1 dir=$2
+	shift 2
+	mkdir -p "$dir"
+	if ! "$E2E_CRIU" pre-dump -t "$pid" -D "$dir" --shell-job \
+			--libdir "$E2E_PLUGIN_DIR" -v4 -o dump.log "$@" \
+			>"$dir/dump.out" 2>&1; then
+		note "criu pre-dump failed:"
+		e2e_criu_errors "$dir/dump.log" 10 | show
+		return 1
+	fi
+	note "pre-dump into $(basename "$dir") ($*): images $(e2e_du "$dir")"
+}
+
+# phase NAME PID K: have the app write phase K, wait for it.
+phase() {
+	kill -USR1 "$2"
+	e2e_wait_file "$work/$1.ready.$3" "$run_limit" "$2" && return 0
+	note "phase $3 was never written"
+	tail -n 5 "$work/$1.log" | show
+	return 1
+}
+
+t_inc_predump() {
+	local pid rc=0 p=$work/pre
+	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
+	rm -rf "$p"
+	mkdir -p "$p"
+	pid=$(start_app pre "${sparse_args[@]}") || return 1
+	{ predump "$pid" "$p/p1" --track-mem &&
+	  dump_mid pre "$pid" "$p/d2" --prev-images-dir ../p1 --track-mem \
+		--leave-running &&
+	  phase pre "$pid" 1 &&
+	  predump "$pid" "$p/p3" --prev-images-dir ../d2 --track-mem &&
+	  phase pre "$pid" 2 &&
+	  dump_mid pre "$pid" "$p/d4" --prev-images-dir ../p3; } ||
+		{ e2e_kill "$pid"; return 1; }
+	e2e_wait_exit "$pid" 10 ||
+		{ note "pid $pid still there after the last dump"; e2e_kill "$pid"; return 1; }
+	if find "$p/p1" "$p/p3" -name 'kfd-*.img' | grep -q .; then
+		note "a pre-dump holds kfd images"
+		rc=1
+	fi
+	grep -h 'kfd_plugin: pid [0-9]*: comparing with parent image parent/parent/kfd-' \
+		"$p/d4/dump.log" | show | grep -q . ||
+		{ note "the last dump did not compare with the dump two links up"; rc=1; }
+	sizes_ok "dump after a pre-dump (full, 10% written)" "$p/d2" 15 || rc=1
+	sizes_ok "dump after dump, pre-dump (10% rewritten)" "$p/d4" 15 || rc=1
+	hold_expected 2 >"$work/pre.exp"
+	restore_from pre "$p/d4" || {
+		e2e_criu_errors "$p/d4/restore.log" 10 | show; return 1; }
+	finish pre "$pid" "$work/pre.exp" && return $rc
+}
+
 # damaged_restore WHAT MESSAGE: the restore of the third dump of a copy of
 # the chain (in $work/dmg) fails with MESSAGE and leaves no process.
 damaged_restore() {
@@ -1106,6 +1166,7 @@ else
 	run_test consistent-leave t_consistent_leave
 	run_test sparse t_sparse
 	run_test incremental t_incremental
+	run_test inc-predump t_inc_predump
 	run_test inc-damaged t_inc_damaged
 	run_test cycles t_cycles
 	run_test tree t_tree
