@@ -378,10 +378,36 @@ static void test_names(void)
 	CHECK(!kp_parse_name_render("render-1-2.img", &a));
 }
 
+/*
+ * A PROCESS header of format @version naming GPU 1111 of a fake topology;
+ * @gm points into the returned topology (free() it after use).
+ */
+static struct kp_topology *one_gpu_header(KfdHeader *h,
+					  struct kp_gpu_msg *gm,
+					  KfdGpu **gpus, uint32_t version)
+{
+	struct kp_topology *t = calloc(1, sizeof(*t));
+	char root[128];
+
+	snprintf(root, sizeof(root), "%s/topo", tmpdir);
+	make_topology(root, two, 1);
+	if (!t || read_topology(root, t))
+		exit(2);
+	unsetenv(KP_TOPOLOGY_ENV);
+	kp_gpu_msg_init(gm, &t->gpus[0]);
+	gpus[0] = &gm->msg;
+	kfd_header__init(h);
+	h->version = version;
+	h->kind = KFD_IMAGE_KIND__KFD_IMAGE_PROCESS;
+	h->n_gpus = 1;
+	h->gpus = gpus;
+	return t;
+}
+
 /* Write a kfd image with one GPU, one device, two BOs. */
 static void write_kfd_image(int dirfd, const char *name, uint32_t version)
 {
-	struct kp_topology *t = calloc(1, sizeof(*t));
+	struct kp_topology *t;
 	struct kp_gpu_msg gm;
 	KfdGpu *gpus[1];
 	KfdDevice dev, *devs[1] = { &dev };
@@ -389,22 +415,9 @@ static void write_kfd_image(int dirfd, const char *name, uint32_t version)
 	KfdHeader h;
 	KfdProcess p;
 	uint8_t priv[24] = { 1, 2, 3 };
-	char root[128];
 	int fd;
 
-	snprintf(root, sizeof(root), "%s/topo", tmpdir);
-	make_topology(root, two, 1);
-	if (read_topology(root, t))
-		exit(2);
-	unsetenv(KP_TOPOLOGY_ENV);
-	kp_gpu_msg_init(&gm, &t->gpus[0]);
-	gpus[0] = &gm.msg;
-
-	kfd_header__init(&h);
-	h.version = version;
-	h.kind = KFD_IMAGE_KIND__KFD_IMAGE_PROCESS;
-	h.n_gpus = 1;
-	h.gpus = gpus;
+	t = one_gpu_header(&h, &gm, gpus, version);
 	kfd_process__init(&p);
 	kfd_device__init(&dev);
 	dev.user_gpu_id = 1111;
@@ -732,29 +745,17 @@ static void write_chunked_image(int dirfd, uint64_t dump_id,
 				const struct chunked *c, uint64_t parent_dump,
 				uint32_t depth)
 {
-	struct kp_topology *t = calloc(1, sizeof(*t));
+	struct kp_topology *t;
 	struct kp_gpu_msg gm;
 	KfdGpu *gpus[1];
 	KfdDevice dev, *devs[1] = { &dev };
 	KfdBo bo, *bos[1] = { &bo };
 	uint8_t priv[8] = { 0 };
-	char root[128];
 	KfdHeader h;
 	KfdProcess p;
 	int fd;
 
-	snprintf(root, sizeof(root), "%s/topo", tmpdir);
-	make_topology(root, two, 1);
-	if (read_topology(root, t))
-		exit(2);
-	unsetenv(KP_TOPOLOGY_ENV);
-	kp_gpu_msg_init(&gm, &t->gpus[0]);
-	gpus[0] = &gm.msg;
-	kfd_header__init(&h);
-	h.version = KP_IMAGE_VERSION;
-	h.kind = KFD_IMAGE_KIND__KFD_IMAGE_PROCESS;
-	h.n_gpus = 1;
-	h.gpus = gpus;
+	t = one_gpu_header(&h, &gm, gpus, KP_IMAGE_VERSION);
 	h.has_pid = h.has_dump_id = true;
 	h.pid = 4242;
 	h.dump_id = dump_id;
