@@ -774,7 +774,7 @@ t_sparse() {
 
 inc_pid=
 t_incremental() {
-	local pid k dir rc=0 opts
+	local pid k dir rc=0 opts cmp
 	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
 	rm -rf "$work"/inc[123]
 	pid=$(start_app inc "${sparse_args[@]}") || return 1
@@ -795,8 +795,9 @@ t_incremental() {
 		dump_mid inc "$pid" "$dir" "${opts[@]}" ||
 			{ e2e_kill "$pid"; return 1; }
 		note "dump $((k + 1)) (${opts[*]}): $E2E_DUMP_S s"
-		grep -h 'kfd_plugin: pid [0-9]*: comparing with parent image' \
-			"$dir/dump.log" | show | grep -q . ||
+		cmp=$(grep -h 'kfd_plugin: pid [0-9]*: comparing with parent image' \
+			"$dir/dump.log")
+		[ -n "$cmp" ] && echo "$cmp" | show ||
 			{ note "dump $((k + 1)) did not compare with its parent"; rc=1; }
 	done
 	e2e_wait_exit "$pid" 10 ||
@@ -856,7 +857,7 @@ phase() {
 }
 
 t_inc_predump() {
-	local pid rc=0 p=$work/pre
+	local pid rc=0 p=$work/pre cmp
 	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
 	rm -rf "$p"
 	mkdir -p "$p"
@@ -875,8 +876,9 @@ t_inc_predump() {
 		note "a pre-dump holds kfd images"
 		rc=1
 	fi
-	grep -h 'kfd_plugin: pid [0-9]*: comparing with parent image parent/parent/kfd-' \
-		"$p/d4/dump.log" | show | grep -q . ||
+	cmp=$(grep -h 'kfd_plugin: pid [0-9]*: comparing with parent image parent/parent/kfd-' \
+		"$p/d4/dump.log")
+	[ -n "$cmp" ] && echo "$cmp" | show ||
 		{ note "the last dump did not compare with the dump two links up"; rc=1; }
 	sizes_ok "dump after a pre-dump (full, 10% written)" "$p/d2" 15 || rc=1
 	sizes_ok "dump after dump, pre-dump (10% rewritten)" "$p/d4" 15 || rc=1
