@@ -797,8 +797,12 @@ t_incremental() {
 		note "dump $((k + 1)) (${opts[*]}): $E2E_DUMP_S s"
 		cmp=$(grep -h 'kfd_plugin: pid [0-9]*: comparing with parent image' \
 			"$dir/dump.log")
-		[ -n "$cmp" ] && echo "$cmp" | show ||
-			{ note "dump $((k + 1)) did not compare with its parent"; rc=1; }
+		if [ -n "$cmp" ]; then
+			echo "$cmp" | show
+		else
+			note "dump $((k + 1)) did not compare with its parent"
+			rc=1
+		fi
 	done
 	e2e_wait_exit "$pid" 10 ||
 		{ note "pid $pid still there after the last dump"; e2e_kill "$pid"; return 1; }
@@ -878,8 +882,12 @@ t_inc_predump() {
 	fi
 	cmp=$(grep -h 'kfd_plugin: pid [0-9]*: comparing with parent image parent/parent/kfd-' \
 		"$p/d4/dump.log")
-	[ -n "$cmp" ] && echo "$cmp" | show ||
-		{ note "the last dump did not compare with the dump two links up"; rc=1; }
+	if [ -n "$cmp" ]; then
+		echo "$cmp" | show
+	else
+		note "the last dump did not compare with the dump two links up"
+		rc=1
+	fi
 	sizes_ok "dump after a pre-dump (full, 10% written)" "$p/d2" 15 || rc=1
 	sizes_ok "dump after dump, pre-dump (10% rewritten)" "$p/d4" 15 || rc=1
 	hold_expected 2 >"$work/pre.exp"
