@@ -881,6 +881,11 @@ static void test_sparse_incremental(void)
 	CHECK(c1.stored == 2 * CH);
 	CHECK(file_size(d1, pages) == 2 * CH);
 	CHECK(c1.sums[0] == kp_sum_zeros(CH) && c1.sums[1] != c1.sums[4]);
+	CHECK(kp_chunk_size_ok(CH) && kp_chunk_size_ok(64U << 20));
+	CHECK(!kp_chunk_size_ok(2048) && !kp_chunk_size_ok(3 * CH) &&
+	      !kp_chunk_size_ok(128U << 20));
+	CHECK(kp_nchunks(NCH * CH + 1, CH) == NCH + 1 &&
+	      kp_chunk_len(NCH * CH + 1, CH, NCH) == 1);
 	write_chunked_image(d1, 111, &c1, 0, 0);
 	/* The unwritten chunks come back as zeros over dirty VRAM. */
 	CHECK(!restore_chunked(d1, src));
