@@ -47,7 +47,17 @@ struct kp_dumped {
 struct kp_held {
 	uint32_t pid;
 	int fd;			/* dup of CRIU's copy of its /dev/kfd file */
+	uint64_t paused_ms;	/* kp_now_ms() at PROCESS_INFO */
 };
+
+/* CLOCK_MONOTONIC in milliseconds, for the pause times in the log. */
+static uint64_t kp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 static struct {
 	bool version_ok;
@@ -74,6 +84,9 @@ void kp_dump_release(const char *why)
 		else
 			kp_info("GPU queues of pid %u run again: %s",
 				kp_dump.held[i].pid, why);
+		kp_info("pid %u: the GPU was paused for %" PRIu64 " ms",
+			kp_dump.held[i].pid,
+			kp_now_ms() - kp_dump.held[i].paused_ms);
 		close(kp_dump.held[i].fd);
 	}
 	free(kp_dump.held);
@@ -224,6 +237,7 @@ struct kp_ckpt {
 	struct kp_base base;		/* the parent image compared with */
 	bool have_fds;			/* CHECKPOINT installed dmabuf fds */
 	bool paused;
+	uint64_t paused_ms;		/* kp_now_ms() at PROCESS_INFO */
 };
 
 static int kp_criu_op(struct kp_ckpt *c, uint32_t op)
@@ -268,6 +282,7 @@ static void kp_hold(struct kp_ckpt *c)
 	}
 	h[kp_dump.nheld].pid = c->args.pid;
 	h[kp_dump.nheld].fd = fd;
+	h[kp_dump.nheld].paused_ms = c->paused_ms;
 	kp_dump.held = h;
 	kp_dump.nheld++;
 	c->paused = false;
@@ -587,6 +602,7 @@ static int kp_dump_kfd(int fd, uint32_t id)
 	ret = kp_dump_check_version();
 	if (ret)
 		return ret;
+	c.paused_ms = kp_now_ms();
 	ret = kp_criu_op(&c, KFD_CRIU_OP_PROCESS_INFO);
 	if (ret) {
 		kp_err("PROCESS_INFO on /dev/kfd file %u failed: %s", id,
@@ -641,6 +657,8 @@ static int kp_dump_kfd(int fd, uint32_t id)
 		ret = kp_ckpt_contents(&c);
 	if (ret)
 		goto out;
+	kp_info("pid %u: BO contents saved %" PRIu64 " ms after the GPU was paused",
+		pid, kp_now_ms() - c.paused_ms);
 	kp_close_dmabufs(&c);
 	/* The contents are saved; the GPU waits for the end of the dump. */
 	kp_hold(&c);

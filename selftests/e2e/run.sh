@@ -747,6 +747,16 @@ sizes_ok() {
 	[ $((s * 100)) -le $((l * max)) ] || { note "$name: more than $max% stored"; return 1; }
 }
 
+# The plugin's GPU pause times in DIR/dump.log: "<paused> / <saved> ms".
+gpu_pause() {
+	local paused saved
+	paused=$(sed -n 's/.*kfd_plugin: pid [0-9]*: the GPU was paused for \([0-9]*\) ms.*/\1/p' \
+		"$1/dump.log" | awk '{ s += $1 } END { print s + 0 }')
+	saved=$(sed -n 's/.*kfd_plugin: pid [0-9]*: BO contents saved \([0-9]*\) ms after.*/\1/p' \
+		"$1/dump.log" | awk '{ s += $1 } END { print s + 0 }')
+	echo "$paused / $saved ms"
+}
+
 inspect_ok() {
 	local out=$work/$1.inspect
 	if ! "$E2E_TOP/build/plugin/kfd-inspect" --verify "$2" >"$out" 2>&1; then
@@ -766,6 +776,7 @@ t_sparse() {
 	e2e_wait_exit "$pid" 10 ||
 		{ note "pid $pid still there after the dump"; e2e_kill "$pid"; return 1; }
 	sizes_ok "sparse dump, $sparse_size with 10% written" "$dir" 15 || rc=1
+	note "PAUSE sparse dump: $(gpu_pause "$dir") (GPU paused / BO contents saved after)"
 	inspect_ok sparse "$dir" || rc=1
 	restore_from sparse "$dir" || {
 		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
@@ -809,6 +820,9 @@ t_incremental() {
 	sizes_ok "incremental dump 1 (full, 10% written)" "$work/inc1" 15 || rc=1
 	sizes_ok "incremental dump 2 (5% rewritten)" "$work/inc2" 10 || rc=1
 	sizes_ok "incremental dump 3 (5% rewritten)" "$work/inc3" 10 || rc=1
+	for k in 1 2 3; do
+		note "PAUSE incremental dump $k: $(gpu_pause "$work/inc$k") (GPU paused / BO contents saved after)"
+	done
 	inspect_ok inc3 "$work/inc3" || rc=1
 	# Pristine copies for inc-damaged.
 	rm -rf "$work/inc-orig" && mkdir -p "$work/inc-orig" &&
