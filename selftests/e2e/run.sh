@@ -783,9 +783,22 @@ t_sparse() {
 	finish sparse "$pid" "$exp" && return $rc
 }
 
+# compared DIR PATTERN WHAT: DIR's dump compared with a parent image
+# (the plugin's line matching PATTERN is shown), else a note about WHAT.
+compared() {
+	local line
+	line=$(grep -h "kfd_plugin: pid [0-9]*: comparing with parent image $2" \
+		"$1/dump.log")
+	if [ -z "$line" ]; then
+		note "$3 did not compare with its parent image ($2)"
+		return 1
+	fi
+	echo "$line" | show
+}
+
 inc_pid=
 t_incremental() {
-	local pid k dir rc=0 opts cmp
+	local pid k dir rc=0 opts
 	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
 	rm -rf "$work"/inc[123]
 	pid=$(start_app inc "${sparse_args[@]}") || return 1
@@ -806,14 +819,7 @@ t_incremental() {
 		dump_mid inc "$pid" "$dir" "${opts[@]}" ||
 			{ e2e_kill "$pid"; return 1; }
 		note "dump $((k + 1)) (${opts[*]}): $E2E_DUMP_S s"
-		cmp=$(grep -h 'kfd_plugin: pid [0-9]*: comparing with parent image' \
-			"$dir/dump.log")
-		if [ -n "$cmp" ]; then
-			echo "$cmp" | show
-		else
-			note "dump $((k + 1)) did not compare with its parent"
-			rc=1
-		fi
+		compared "$dir" parent/kfd- "dump $((k + 1))" || rc=1
 	done
 	e2e_wait_exit "$pid" 10 ||
 		{ note "pid $pid still there after the last dump"; e2e_kill "$pid"; return 1; }
@@ -875,7 +881,7 @@ phase() {
 }
 
 t_inc_predump() {
-	local pid rc=0 p=$work/pre cmp
+	local pid rc=0 p=$work/pre
 	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
 	rm -rf "$p"
 	mkdir -p "$p"
@@ -894,14 +900,7 @@ t_inc_predump() {
 		note "a pre-dump holds kfd images"
 		rc=1
 	fi
-	cmp=$(grep -h 'kfd_plugin: pid [0-9]*: comparing with parent image parent/parent/kfd-' \
-		"$p/d4/dump.log")
-	if [ -n "$cmp" ]; then
-		echo "$cmp" | show
-	else
-		note "the last dump did not compare with the dump two links up"
-		rc=1
-	fi
+	compared "$p/d4" parent/parent/kfd- "the last dump" || rc=1
 	sizes_ok "dump after a pre-dump (full, 10% written)" "$p/d2" 15 || rc=1
 	sizes_ok "dump after dump, pre-dump (10% rewritten)" "$p/d4" 15 || rc=1
 	hold_expected 2 >"$work/pre.exp"
