@@ -47,25 +47,6 @@
 				 KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC)
 #define AP_IB_BYTES		(16 * KT_PAGE)
 
-static void *ap_anon(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static long ap_diff(const void *a, const void *b, size_t len)
-{
-	const unsigned char *x = a, *y = b;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (x[i] != y[i])
-			return (long)i;
-	return -1;
-}
-
 /* A BO with a VA from libdrm's allocator, mapped read-write-execute. */
 struct ap_bo {
 	amdgpu_bo_handle bo;
@@ -329,22 +310,22 @@ TEST_F_TIMEOUT(shared, plugin_copies_on_the_bound_fd, 600)
 		ASSERT_EQ(0, kt_export(self->rt.e.kfd, bo.handle,
 				       O_RDWR | O_CLOEXEC, &dmabuf));
 		ASSERT_EQ(0, ap_dev(self->rt.e.render[g], &dev));
-		in = ap_anon(size);
-		out = ap_anon(size);
+		in = kt_anon(size);
+		out = kt_anon(size);
 		ASSERT_NE(NULL, in);
 		ASSERT_NE(NULL, out);
 
 		kt_fill(in, size, 40 + g);
 		ASSERT_EQ(0, ap_plugin_copy(dev, dmabuf, in, size, true,
 					    AP_GARBAGE_FLAGS));
-		EXPECT_EQ(-1, ap_diff(bo.cpu, in, size))
+		EXPECT_EQ(-1, kt_first_diff(bo.cpu, in, size))
 			TH_LOG("GPU %d: VRAM differs from what was restored", g);
 		memset(out, 0, size);
 		ASSERT_EQ(0, ap_plugin_copy(dev, dmabuf, out, size, false,
 					    AP_ALL_BUT_PREAMBLE));
 		EXPECT_TRUE(kt_check(out, size, 40 + g))
 			TH_LOG("GPU %d: dumped contents differ at %ld", g,
-			       ap_diff(out, bo.cpu, size));
+			       kt_first_diff(out, bo.cpu, size));
 
 		amdgpu_device_deinitialize(dev);
 		munmap(in, size);
@@ -690,7 +671,7 @@ TEST_F_TIMEOUT(cs, copy_and_fill_counts, 300)
 					      self->src.va, counts[i]));
 		ASSERT_EQ(0, ap_submit(self->dev, &self->ib, n,
 				       AP_GARBAGE_FLAGS, NULL, 0));
-		EXPECT_EQ(-1, ap_diff(d, self->src.cpu, bytes))
+		EXPECT_EQ(-1, kt_first_diff(d, self->src.cpu, bytes))
 			TH_LOG("count 0x%x", counts[i]);
 		EXPECT_EQ(0xee, d[bytes]) TH_LOG("count 0x%x", counts[i]);
 	}

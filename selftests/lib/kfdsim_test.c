@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -305,6 +306,17 @@ void kt_env_ids(const struct kt_env *e, uint32_t *ids)
 		ids[i] = e->gpu[i].gpu_id;
 }
 
+uint32_t kt_unused_gpu_id(const struct kt_env *e)
+{
+	uint32_t id = 0;
+	int i;
+
+	for (i = 0; i < e->ngpus; i++)
+		if (e->gpu[i].gpu_id > id)
+			id = e->gpu[i].gpu_id;
+	return id + 1;
+}
+
 static bool kt_key_ok(const char *s, size_t n)
 {
 	size_t i;
@@ -431,6 +443,17 @@ long long kt_counter(const struct kt_props *c, const char *name)
 	unsigned long long v;
 
 	return kt_prop(c, name, &v) ? (long long)v : -1;
+}
+
+long long kt_counter_delta(const struct kt_props *base, const char *name)
+{
+	struct kt_props c;
+	char err[256];
+	long long now = -1;
+
+	if (!kt_counters(&c, err, sizeof(err)))
+		now = kt_counter(&c, name);
+	return now - kt_counter(base, name);
 }
 
 int kt_counters_diff(const struct kt_props *a, const struct kt_props *b,
@@ -591,4 +614,25 @@ bool kt_is_zero(const void *buf, size_t len)
 		if (p[i])
 			return false;
 	return true;
+}
+
+long kt_first_diff(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+	size_t i;
+
+	if (!memcmp(a, b, len))
+		return -1;
+	for (i = 0; i < len; i++)
+		if (x[i] != y[i])
+			return (long)i;
+	return -1;
+}
+
+void *kt_anon(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }

@@ -235,26 +235,6 @@ static uint64_t user_fence(const struct abo *ib)
 	return ((volatile uint64_t *)ib->cpu)[AD_FENCE_SLOT];
 }
 
-/* Anonymous, page-aligned memory for userptr BOs. */
-static void *anon(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static long first_diff(const void *a, const void *b, size_t len)
-{
-	const unsigned char *x = a, *y = b;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (x[i] != y[i])
-			return (long)i;
-	return -1;
-}
-
 static int topo_props(const struct kt_gpu *g, const char *sub,
 		      struct kt_props *p)
 {
@@ -589,7 +569,7 @@ TEST_F_TIMEOUT(copy, kfd_vram_userptr, 600)
 		EXPECT_TRUE(kt_check(imp_cpu, size, 100 + g));
 		EXPECT_EQ(0, amdgpu_bo_cpu_unmap(imp.buf_handle));
 
-		mem = anon(size);
+		mem = kt_anon(size);
 		ASSERT_NE(NULL, mem);
 		memset(mem, 0x5a, size);
 		ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(a.dev, mem, size,
@@ -604,7 +584,7 @@ TEST_F_TIMEOUT(copy, kfd_vram_userptr, 600)
 		/* VRAM -> user memory */
 		ndw = ib_pad(ib.cpu, ib_copy(ib.cpu, user.va, vram.va, size));
 		ASSERT_EQ(0, submit(&a, &ib, ndw, 0, bos, 3, &seq));
-		EXPECT_EQ(-1, first_diff(kfd_cpu, mem, size));
+		EXPECT_EQ(-1, kt_first_diff(kfd_cpu, mem, size));
 		/* the first fence of the context on that ring */
 		EXPECT_EQ(1, seq);
 		EXPECT_EQ(seq, user_fence(&ib));
@@ -923,7 +903,7 @@ TEST_F(vm, bad_arguments)
 	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_CREATE, &gc));
 
 	/* userptr: read-only is not simulated, writable needs REGISTER */
-	mem = anon(KT_PAGE);
+	mem = kt_anon(KT_PAGE);
 	ASSERT_NE(NULL, mem);
 	memset(&up, 0, sizeof(up));
 	up.addr = (uintptr_t)mem;
@@ -1210,7 +1190,7 @@ TEST_F(vm, cs_flags_and_user_fence_errors)
 	cs.in.chunks = (uintptr_t)ptrs;
 	f.handle = 0xfff;
 	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_CS, &cs));
-	mem = anon(KT_PAGE);
+	mem = kt_anon(KT_PAGE);
 	ASSERT_NE(NULL, mem);
 	ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(self->a.dev, mem, KT_PAGE,
 						    &ubo));
@@ -1269,7 +1249,7 @@ TEST_F_TIMEOUT(libdrm, import_from_another_gpu, 120)
 	ASSERT_EQ(0, abo_map(&a, imp.buf_handle, size, &peer));
 	ASSERT_EQ(0, amdgpu_bo_cpu_map(imp.buf_handle, &peer.cpu));
 	EXPECT_TRUE(kt_check(peer.cpu, size, 77));
-	mem = anon(size);
+	mem = kt_anon(size);
 	ASSERT_NE(NULL, mem);
 	ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(a.dev, mem, size, &ubo));
 	ASSERT_EQ(0, abo_map(&a, ubo, size, &user));
