@@ -1759,6 +1759,22 @@ int cw_checkpoint(pid_t pid, const struct cw_layout *lay,
 	return 0;
 }
 
+int cw_checkpoint_worker(struct cw_target *w, struct cw_shared *sh,
+			 uint32_t steps, unsigned int flags,
+			 struct cw_image *img, char *msg, size_t len)
+{
+	int ret, tfd = -1;
+
+	ret = cw_start_worker(w, sh, steps, msg, len);
+	if (!ret)
+		ret = cw_checkpoint(w->pid, &sh->lay, NULL, flags, img, &tfd,
+				    msg, len);
+	cw_kill(w);
+	if (tfd >= 0)
+		close(tfd);
+	return ret;
+}
+
 /* ---- images on disk ---- */
 
 int cw_image_save(const struct cw_image *img, const char *dir)
