@@ -107,27 +107,6 @@ static void ap_free(struct ap_bo *o)
 	memset(o, 0, sizeof(*o));
 }
 
-static uint32_t ap_copy_packet(uint32_t *ib, uint32_t n, uint64_t dst,
-			       uint64_t src, uint32_t count)
-{
-	ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-				     KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-	ib[n++] = count;
-	ib[n++] = 0;
-	ib[n++] = (uint32_t)src;
-	ib[n++] = (uint32_t)(src >> 32);
-	ib[n++] = (uint32_t)dst;
-	ib[n++] = (uint32_t)(dst >> 32);
-	return n;
-}
-
-static uint32_t ap_pad(uint32_t *ib, uint32_t n)
-{
-	while (n % 8)
-		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0);
-	return n;
-}
-
 /*
  * Submit @ndw dwords of @ib on DMA ring 0 in a context of its own, with
  * @flags as the IB flags, the BOs of @bos as the BO list and no user
@@ -232,11 +211,12 @@ static int ap_plugin_copy(amdgpu_device_handle dev, int dmabuf, void *host,
 	for (left = size; left; left -= len) {
 		len = left < AP_PLUGIN_CHUNK ? left : AP_PLUGIN_CHUNK;
 		/* count = bytes: one byte more than meant, as the plugin */
-		n = ap_copy_packet(ib.cpu, n, dst, src, (uint32_t)len);
+		n += kg_sdma_copy_packet((uint32_t *)ib.cpu + n, dst, src,
+					 (uint32_t)len);
 		src += len;
 		dst += len;
 	}
-	n = ap_pad(ib.cpu, n);
+	n = kg_sdma_pad(ib.cpu, n);
 	bos[0] = to_vram ? user.bo : vram.bo;
 	bos[1] = to_vram ? vram.bo : user.bo;
 	bos[2] = ib.bo;
@@ -359,8 +339,8 @@ TEST_F(shared, one_page_table_both_ways)
 
 	/* CS: KFD BO (its KFD VA) -> GEM BO */
 	memset(gem.cpu, 0, size);
-	n = ap_pad(ib.cpu, ap_copy_packet(ib.cpu, 0, gem.va, bo.va,
-					  (uint32_t)size - 1));
+	n = kg_sdma_pad(ib.cpu, kg_sdma_copy_packet(ib.cpu, gem.va, bo.va,
+						    (uint32_t)size - 1));
 	ASSERT_EQ(0, ap_submit(dev, &ib, n, AP_GARBAGE_FLAGS, NULL, 0));
 	EXPECT_TRUE(kt_check(gem.cpu, size, 7));
 
@@ -482,13 +462,13 @@ TEST_F(life, process_closes_first)
 	e.kfd = -1;
 
 	kt_fill(a.cpu, KT_PAGE, 3);
-	n = ap_pad(ib.cpu, ap_copy_packet(ib.cpu, 0, b.va, a.va,
-					  KT_PAGE - 1));
+	n = kg_sdma_pad(ib.cpu, kg_sdma_copy_packet(ib.cpu, b.va, a.va,
+						    KT_PAGE - 1));
 	ASSERT_EQ(0, ap_submit(dev, &ib, n, 0, NULL, 0));
 	EXPECT_TRUE(kt_check(b.cpu, KT_PAGE, 3));
 	/* the KFD BO's VA reads as the dummy page now */
-	n = ap_pad(ib.cpu, ap_copy_packet(ib.cpu, 0, b.va, KG_VA_BASE,
-					  KT_PAGE - 1));
+	n = kg_sdma_pad(ib.cpu, kg_sdma_copy_packet(ib.cpu, b.va, KG_VA_BASE,
+						    KT_PAGE - 1));
 	ASSERT_EQ(0, ap_submit(dev, &ib, n, 0, NULL, 0));
 	EXPECT_TRUE(kt_is_zero(b.cpu, KT_PAGE));
 
@@ -667,8 +647,9 @@ TEST_F_TIMEOUT(cs, copy_and_fill_counts, 300)
 		uint64_t bytes = (uint64_t)counts[i] + 1;
 
 		memset(d, 0xee, AP_BIG);
-		n = ap_pad(ib, ap_copy_packet(ib, 0, self->dst.va,
-					      self->src.va, counts[i]));
+		n = kg_sdma_pad(ib, kg_sdma_copy_packet(ib, self->dst.va,
+							self->src.va,
+							counts[i]));
 		ASSERT_EQ(0, ap_submit(self->dev, &self->ib, n,
 				       AP_GARBAGE_FLAGS, NULL, 0));
 		EXPECT_EQ(-1, kt_first_diff(d, self->src.cpu, bytes))
@@ -684,7 +665,7 @@ TEST_F_TIMEOUT(cs, copy_and_fill_counts, 300)
 	ib[2] = (uint32_t)(self->dst.va >> 32);
 	ib[3] = 0x12345678;
 	ib[4] = KFDSIM_SDMA_FILL_MAX_BYTES - 1;
-	n = ap_pad(ib, KFDSIM_SDMA_FILL_DWORDS);
+	n = kg_sdma_pad(ib, KFDSIM_SDMA_FILL_DWORDS);
 	ASSERT_EQ(0, ap_submit(self->dev, &self->ib, n, 0, NULL, 0));
 	EXPECT_EQ(0x12345678, ((uint32_t *)d)[0]);
 	EXPECT_EQ(0x12345678,
@@ -721,8 +702,8 @@ TEST_F(cs, copy_one_byte_past_a_bo)
 				     AMDGPU_VA_OP_MAP));
 	kt_fill(self->src.cpu, size, 5);
 	memset(self->dst.cpu, 0, AP_BIG);
-	n = ap_pad(self->ib.cpu, ap_copy_packet(self->ib.cpu, 0, dva, sva,
-						(uint32_t)size));
+	n = kg_sdma_copy_packet(self->ib.cpu, dva, sva, (uint32_t)size);
+	n = kg_sdma_pad(self->ib.cpu, n);
 	EXPECT_EQ(0, ap_submit(self->dev, &self->ib, n, AP_GARBAGE_FLAGS,
 			       NULL, 0));
 	EXPECT_TRUE(kt_check(self->dst.cpu, size, 5));

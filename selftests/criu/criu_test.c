@@ -1245,17 +1245,9 @@ static int rv_copy(int fd, uint32_t ctx, uint32_t *ib, uint64_t ib_va,
 
 	for (; size; size -= len, src += len, dst += len) {
 		len = size < RV_CHUNK ? size : RV_CHUNK;
-		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-					     KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-		ib[n++] = (uint32_t)len;
-		ib[n++] = 0;
-		ib[n++] = (uint32_t)src;
-		ib[n++] = (uint32_t)(src >> 32);
-		ib[n++] = (uint32_t)dst;
-		ib[n++] = (uint32_t)(dst >> 32);
+		n += kg_sdma_copy_packet(ib + n, dst, src, (uint32_t)len);
 	}
-	while (n % 8)
-		ib[n++] = 0;
+	n = kg_sdma_pad(ib, n);
 	ci.ip_type = AMDGPU_HW_IP_DMA;
 	ci.va_start = ib_va;
 	ci.ib_bytes = n * 4;

@@ -522,6 +522,56 @@ void kg_sdma_commit(struct kg_queue *q)
 	__atomic_store_n(q->doorbell, q->windex, __ATOMIC_RELEASE);
 }
 
+uint32_t kg_sdma_copy_packet(uint32_t *dw, uint64_t dst, uint64_t src,
+			     uint32_t count)
+{
+	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
+				   KFDSIM_SDMA_SUBOP_COPY_LINEAR);
+	dw[1] = count;
+	dw[2] = 0;
+	dw[3] = (uint32_t)src;
+	dw[4] = (uint32_t)(src >> 32);
+	dw[5] = (uint32_t)dst;
+	dw[6] = (uint32_t)(dst >> 32);
+	return KFDSIM_SDMA_COPY_DWORDS;
+}
+
+uint32_t kg_sdma_fill_packet(uint32_t *dw, uint64_t dst, uint32_t value,
+			     uint32_t count)
+{
+	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_CONST_FILL, 0) |
+		(uint32_t)KFDSIM_SDMA_FILL_SIZE_DWORD <<
+			KFDSIM_SDMA_FILL_SIZE_SHIFT;
+	dw[1] = (uint32_t)dst;
+	dw[2] = (uint32_t)(dst >> 32);
+	dw[3] = value;
+	dw[4] = count;
+	return KFDSIM_SDMA_FILL_DWORDS;
+}
+
+uint32_t kg_sdma_fence_packet(uint32_t *dw, uint64_t addr, uint32_t value)
+{
+	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0);
+	dw[1] = (uint32_t)addr;
+	dw[2] = (uint32_t)(addr >> 32);
+	dw[3] = value;
+	return KFDSIM_SDMA_FENCE_DWORDS;
+}
+
+uint32_t kg_sdma_trap_packet(uint32_t *dw, uint32_t event_id)
+{
+	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_TRAP, 0);
+	dw[1] = event_id;
+	return KFDSIM_SDMA_TRAP_DWORDS;
+}
+
+uint32_t kg_sdma_pad(uint32_t *dw, uint32_t n)
+{
+	while (n % 8)
+		dw[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0);
+	return n;
+}
+
 int kg_sdma_copy(struct kg_queue *q, uint64_t dst, uint64_t src,
 		 uint64_t bytes, uint32_t chunk)
 {
@@ -533,14 +583,7 @@ int kg_sdma_copy(struct kg_queue *q, uint64_t dst, uint64_t src,
 		chunk = KFDSIM_SDMA_COPY_MAX_BYTES;
 	while (bytes) {
 		n = bytes < chunk ? bytes : chunk;
-		dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-					   KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-		dw[1] = (uint32_t)(n - 1);
-		dw[2] = 0;
-		dw[3] = (uint32_t)src;
-		dw[4] = (uint32_t)(src >> 32);
-		dw[5] = (uint32_t)dst;
-		dw[6] = (uint32_t)(dst >> 32);
+		kg_sdma_copy_packet(dw, dst, src, (uint32_t)(n - 1));
 		ret = kg_sdma_write(q, dw, KFDSIM_SDMA_COPY_DWORDS);
 		if (ret)
 			return ret;
@@ -562,13 +605,7 @@ int kg_sdma_fill(struct kg_queue *q, uint64_t dst, uint32_t value,
 	while (bytes) {
 		n = bytes < KFDSIM_SDMA_FILL_MAX_BYTES ? bytes :
 			KFDSIM_SDMA_FILL_MAX_BYTES;
-		dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_CONST_FILL, 0) |
-			(uint32_t)KFDSIM_SDMA_FILL_SIZE_DWORD <<
-				KFDSIM_SDMA_FILL_SIZE_SHIFT;
-		dw[1] = (uint32_t)dst;
-		dw[2] = (uint32_t)(dst >> 32);
-		dw[3] = value;
-		dw[4] = (uint32_t)(n - 1);
+		kg_sdma_fill_packet(dw, dst, value, (uint32_t)(n - 1));
 		ret = kg_sdma_write(q, dw, KFDSIM_SDMA_FILL_DWORDS);
 		if (ret)
 			return ret;
@@ -581,12 +618,11 @@ int kg_sdma_fill(struct kg_queue *q, uint64_t dst, uint32_t value,
 
 int kg_sdma_fence(struct kg_queue *q, uint64_t addr, uint32_t value)
 {
-	uint32_t dw[KFDSIM_SDMA_FENCE_DWORDS] = {
-		KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0),
-		(uint32_t)addr, (uint32_t)(addr >> 32), value,
-	};
-	int ret = kg_sdma_write(q, dw, KFDSIM_SDMA_FENCE_DWORDS);
+	uint32_t dw[KFDSIM_SDMA_FENCE_DWORDS];
+	int ret;
 
+	kg_sdma_fence_packet(dw, addr, value);
+	ret = kg_sdma_write(q, dw, KFDSIM_SDMA_FENCE_DWORDS);
 	if (!ret)
 		kg_sdma_commit(q);
 	return ret;
@@ -594,12 +630,11 @@ int kg_sdma_fence(struct kg_queue *q, uint64_t addr, uint32_t value)
 
 int kg_sdma_trap(struct kg_queue *q, uint32_t event_id)
 {
-	uint32_t dw[KFDSIM_SDMA_TRAP_DWORDS] = {
-		KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_TRAP, 0),
-		event_id & KFDSIM_SDMA_TRAP_EVENT_MASK,
-	};
-	int ret = kg_sdma_write(q, dw, KFDSIM_SDMA_TRAP_DWORDS);
+	uint32_t dw[KFDSIM_SDMA_TRAP_DWORDS];
+	int ret;
 
+	kg_sdma_trap_packet(dw, event_id & KFDSIM_SDMA_TRAP_EVENT_MASK);
+	ret = kg_sdma_write(q, dw, KFDSIM_SDMA_TRAP_DWORDS);
 	if (!ret)
 		kg_sdma_commit(q);
 	return ret;

@@ -23,6 +23,7 @@
 
 #include "kt_harness.h"
 #include "kfdsim_test.h"
+#include "kfdsim_gpu.h"
 
 /* What the simulated gfx906 is, as amdgpu reports it. */
 #define AD_MINOR		49
@@ -142,26 +143,11 @@ static uint32_t ib_copy(uint32_t *ib, uint64_t dst, uint64_t src,
 	while (size) {
 		uint64_t len = size < AD_COPY_MAX ? size : AD_COPY_MAX;
 
-		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-					     KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-		ib[n++] = (uint32_t)(len - 1);
-		ib[n++] = 0;
-		ib[n++] = (uint32_t)src;
-		ib[n++] = (uint32_t)(src >> 32);
-		ib[n++] = (uint32_t)dst;
-		ib[n++] = (uint32_t)(dst >> 32);
+		n += kg_sdma_copy_packet(ib + n, dst, src, (uint32_t)(len - 1));
 		src += len;
 		dst += len;
 		size -= len;
 	}
-	return n;
-}
-
-/* IBs are padded with NOPs to a multiple of 8 dwords, as ROCm does. */
-static uint32_t ib_pad(uint32_t *ib, uint32_t n)
-{
-	while (n % 8)
-		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0);
 	return n;
 }
 
@@ -582,7 +568,8 @@ TEST_F_TIMEOUT(copy, kfd_vram_userptr, 600)
 		bos[2] = ib.bo;
 
 		/* VRAM -> user memory */
-		ndw = ib_pad(ib.cpu, ib_copy(ib.cpu, user.va, vram.va, size));
+		ndw = kg_sdma_pad(ib.cpu,
+				  ib_copy(ib.cpu, user.va, vram.va, size));
 		ASSERT_EQ(0, submit(&a, &ib, ndw, 0, bos, 3, &seq));
 		EXPECT_EQ(-1, kt_first_diff(kfd_cpu, mem, size));
 		/* the first fence of the context on that ring */
@@ -591,7 +578,8 @@ TEST_F_TIMEOUT(copy, kfd_vram_userptr, 600)
 
 		/* user memory -> VRAM, on the other ring */
 		kt_fill(mem, size, 200 + g);
-		ndw = ib_pad(ib.cpu, ib_copy(ib.cpu, vram.va, user.va, size));
+		ndw = kg_sdma_pad(ib.cpu,
+				  ib_copy(ib.cpu, vram.va, user.va, size));
 		ASSERT_EQ(0, submit(&a, &ib, ndw, 1, bos, 3, &seq));
 		EXPECT_TRUE(kt_check(kfd_cpu, size, 200 + g));
 		EXPECT_EQ(1, seq);
@@ -664,7 +652,7 @@ static int vm_good_copy(struct ad *a, struct abo *ib, struct abo *data,
 
 	kt_fill(data->cpu, KT_PAGE, seed);
 	memset((char *)data->cpu + KT_PAGE, 0, KT_PAGE);
-	n = ib_pad(dw, ib_copy(dw, data->va + KT_PAGE, data->va, KT_PAGE));
+	n = kg_sdma_pad(dw, ib_copy(dw, data->va + KT_PAGE, data->va, KT_PAGE));
 	if (vm_run(a, ib, dw, n, seq))
 		return -1;
 	return kt_check((char *)data->cpu + KT_PAGE, KT_PAGE, seed) ? 0 : -1;
@@ -726,13 +714,13 @@ TEST_F(vm, faults_read_zeros_and_complete)
 				  &good_seq));
 	/* source not mapped: 16 zeros land in the data BO */
 	memset(d, 0x33, 64);
-	n = ib_pad(dw, ib_copy(dw, self->data.va, unmapped, 16));
+	n = kg_sdma_pad(dw, ib_copy(dw, self->data.va, unmapped, 16));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	EXPECT_EQ(good_seq + 1, seq);
 	EXPECT_TRUE(kt_is_zero(d, 16));
 	EXPECT_EQ(0x33, d[16]);
 	/* destination not mapped: nothing is written anywhere */
-	n = ib_pad(dw, ib_copy(dw, unmapped, self->data.va, 16));
+	n = kg_sdma_pad(dw, ib_copy(dw, unmapped, self->data.va, 16));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	EXPECT_EQ(good_seq + 2, seq);
 	EXPECT_EQ(seq, user_fence(&self->ib));
@@ -819,11 +807,11 @@ TEST_F(vm, va_permissions_clear_replace)
 	/* a write through it faults: dropped, the submission completes */
 	memset(d, 0x44, KT_PAGE);
 	memset(d + KT_PAGE, 0x55, KT_PAGE);
-	n = ib_pad(dw, ib_copy(dw, ro, self->data.va + KT_PAGE, KT_PAGE));
+	n = kg_sdma_pad(dw, ib_copy(dw, ro, self->data.va + KT_PAGE, KT_PAGE));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	EXPECT_EQ(0x44, d[0]);
 	EXPECT_EQ(0x44, d[KT_PAGE - 1]);
-	n = ib_pad(dw, ib_copy(dw, self->data.va + KT_PAGE, ro, KT_PAGE));
+	n = kg_sdma_pad(dw, ib_copy(dw, self->data.va + KT_PAGE, ro, KT_PAGE));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	/* Overlapping an existing mapping is refused. */
 	EXPECT_EQ(-EINVAL, amdgpu_bo_va_op_raw(self->a.dev, self->data.bo, 0,
@@ -841,11 +829,11 @@ TEST_F(vm, va_permissions_clear_replace)
 					 rw + KT_PAGE, 0, AMDGPU_VA_OP_CLEAR));
 	memset(d, 0x11, 4 * KT_PAGE);
 	d[0] = 0x66;
-	n = ib_pad(dw, ib_copy(dw, rw + KT_PAGE, self->data.va, 4));
+	n = kg_sdma_pad(dw, ib_copy(dw, rw + KT_PAGE, self->data.va, 4));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	EXPECT_EQ(0x11, d[KT_PAGE]) TH_LOG("a cleared page was written");
 	d[0] = 0x11;
-	n = ib_pad(dw, ib_copy(dw, rw + 3 * KT_PAGE, rw, 4));
+	n = kg_sdma_pad(dw, ib_copy(dw, rw + 3 * KT_PAGE, rw, 4));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 
 	/* Page 2 replaced by another BO's first page. */
@@ -857,7 +845,7 @@ TEST_F(vm, va_permissions_clear_replace)
 					 AMDGPU_VM_PAGE_READABLE |
 					 AMDGPU_VM_PAGE_WRITEABLE,
 					 AMDGPU_VA_OP_REPLACE));
-	n = ib_pad(dw, ib_copy(dw, rw, rw + 2 * KT_PAGE, 8));
+	n = kg_sdma_pad(dw, ib_copy(dw, rw, rw + 2 * KT_PAGE, 8));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	EXPECT_EQ(0x22, d[0]);
 	EXPECT_EQ(0x22, d[7]);
@@ -1127,10 +1115,7 @@ TEST_F(vm, upstream_argument_rules)
 	EXPECT_EQ(0, submit_at(&self->a, &self->ib, self->ib.va, 0, &seq2));
 	EXPECT_EQ(seq + 1, seq2);
 	memset(ib, 0, 64);
-	ib[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0);
-	ib[1] = (uint32_t)self->data.va;
-	ib[2] = (uint32_t)(self->data.va >> 32);
-	ib[3] = 0xfeedf00d;
+	kg_sdma_fence_packet(ib, self->data.va, 0xfeedf00d);
 	EXPECT_EQ(0, submit_at(&self->a, &self->ib, self->ib.va + 20, 8,
 			       &seq2));
 	EXPECT_EQ(0xfeedf00d, *(uint32_t *)self->data.cpu);
@@ -1255,8 +1240,8 @@ TEST_F_TIMEOUT(libdrm, import_from_another_gpu, 120)
 	ASSERT_EQ(0, abo_map(&a, ubo, size, &user));
 	ASSERT_EQ(0, abo_alloc(&a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
 	ASSERT_EQ(0, submit(&a, &ib,
-			    ib_pad(ib.cpu, ib_copy(ib.cpu, user.va, peer.va,
-						   size)),
+			    kg_sdma_pad(ib.cpu, ib_copy(ib.cpu, user.va,
+							peer.va, size)),
 			    0, NULL, 0, &seq));
 	EXPECT_TRUE(kt_check(mem, size, 77));
 

@@ -182,10 +182,7 @@ TEST_F(sdma, packet_published_in_pieces)
 			       &buf));
 	p = buf.cpu;
 	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, SDMA, 1024, &q));
-	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0);
-	dw[1] = (uint32_t)buf.va;
-	dw[2] = (uint32_t)(buf.va >> 32);
-	dw[3] = 77;
+	kg_sdma_fence_packet(dw, buf.va, 77);
 	ASSERT_EQ(0, kg_sdma_write(&q, dw, 2));
 	kg_sdma_commit(&q);
 	kg_sleep_ms(200);
@@ -373,14 +370,7 @@ TEST_F_TIMEOUT(sdma, copy_counts_up_to_4mib, 300)
 		uint64_t bytes = (counts[i] & KFDSIM_SDMA_COUNT_MASK) + 1;
 
 		memset(d, 0xee, size);
-		dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-					   KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-		dw[1] = counts[i];
-		dw[2] = 0;
-		dw[3] = (uint32_t)src.va;
-		dw[4] = (uint32_t)(src.va >> 32);
-		dw[5] = (uint32_t)dst.va;
-		dw[6] = (uint32_t)(dst.va >> 32);
+		kg_sdma_copy_packet(dw, dst.va, src.va, counts[i]);
 		ASSERT_EQ(0, kg_sdma_write(&q, dw, KFDSIM_SDMA_COPY_DWORDS));
 		kg_sdma_commit(&q);
 		ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS))
