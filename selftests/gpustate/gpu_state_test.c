@@ -494,12 +494,8 @@ FIXTURE_TEARDOWN(gpustate)
 static int move(FIXTURE_DATA(gpustate) *self, unsigned int flags,
 		gs_fn fn, char *msg, size_t len)
 {
-	if (gs_checkpoint(self->orig.pid, self->sh->st.rt.e.kfd, &self->ck,
-			  msg, len))
-		return -1;
-	gs_kill_dumped(&self->orig, &self->ck);
-	if (gs_start_restored(&self->rest, self->sh2, &self->sh->st,
-			      &self->ck.img, flags, fn, msg, len) ||
+	if (gs_move(&self->orig, &self->ck, &self->rest, self->sh2, flags, fn,
+		    msg, len) ||
 	    gs_command(&self->rest, C_PAUSED, msg, len) ||
 	    cw_send_resume(self->rest.pid, msg, len))
 		return -1;
