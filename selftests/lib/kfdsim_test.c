@@ -85,32 +85,33 @@ int kt_free(int kfd, uint64_t handle)
 	return kt_ioctl(kfd, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &a);
 }
 
-int kt_map(int kfd, uint64_t handle, const uint32_t *ids, uint32_t n)
+/* MAP or UNMAP (@req): both take the same four fields. */
+_Static_assert(sizeof(struct kfd_ioctl_map_memory_to_gpu_args) ==
+	       sizeof(struct kfd_ioctl_unmap_memory_from_gpu_args),
+	       "MAP and UNMAP arguments differ");
+static int kt_map_op(int kfd, unsigned long req, uint64_t handle,
+		     const uint32_t *ids, uint32_t n)
 {
 	struct kfd_ioctl_map_memory_to_gpu_args a = {
 		.handle = handle,
 		.device_ids_array_ptr = (uintptr_t)ids,
 		.n_devices = n,
 	};
-	int ret = kt_ioctl(kfd, AMDKFD_IOC_MAP_MEMORY_TO_GPU, &a);
+	int ret = kt_ioctl(kfd, req, &a);
 
 	if (!ret && a.n_success != n)
 		return -EPROTO;
 	return ret;
 }
 
+int kt_map(int kfd, uint64_t handle, const uint32_t *ids, uint32_t n)
+{
+	return kt_map_op(kfd, AMDKFD_IOC_MAP_MEMORY_TO_GPU, handle, ids, n);
+}
+
 int kt_unmap(int kfd, uint64_t handle, const uint32_t *ids, uint32_t n)
 {
-	struct kfd_ioctl_unmap_memory_from_gpu_args a = {
-		.handle = handle,
-		.device_ids_array_ptr = (uintptr_t)ids,
-		.n_devices = n,
-	};
-	int ret = kt_ioctl(kfd, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &a);
-
-	if (!ret && a.n_success != n)
-		return -EPROTO;
-	return ret;
+	return kt_map_op(kfd, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, handle, ids, n);
 }
 
 int kt_available(int kfd, uint32_t gpu_id, uint64_t *avail)
