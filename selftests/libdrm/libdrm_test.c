@@ -24,6 +24,7 @@
 #include "kt_harness.h"
 #include "kfdsim_test.h"
 #include "kfdsim_gpu.h"
+#include "abo.h"
 
 /* What the simulated gfx906 is, as amdgpu reports it. */
 #define AD_MINOR		49
@@ -39,15 +40,6 @@ struct ad {
 	amdgpu_device_handle dev;
 	uint32_t major, minor;
 	amdgpu_context_handle ctx;
-};
-
-/* A BO mapped into the device's GPU VM (and maybe the CPU's). */
-struct abo {
-	amdgpu_bo_handle bo;
-	amdgpu_va_handle va_handle;
-	uint64_t va;
-	uint64_t size;
-	void *cpu;
 };
 
 static int ad_open(int minor, struct ad *a)
@@ -78,60 +70,6 @@ static void ad_close(struct ad *a)
 	amdgpu_device_deinitialize(a->dev);
 	close(a->fd);
 	a->fd = -1;
-}
-
-/* Give @bo (of @size bytes) a GPU VA and map it there, read-write. */
-static int abo_map(struct ad *a, amdgpu_bo_handle bo, uint64_t size,
-		   struct abo *o)
-{
-	int ret;
-
-	memset(o, 0, sizeof(*o));
-	o->bo = bo;
-	o->size = size;
-	ret = amdgpu_va_range_alloc(a->dev, amdgpu_gpu_va_range_general, size,
-				    KT_PAGE, 0, &o->va, &o->va_handle, 0);
-	if (ret)
-		return ret;
-	ret = amdgpu_bo_va_op(bo, 0, size, o->va, 0, AMDGPU_VA_OP_MAP);
-	if (ret)
-		amdgpu_va_range_free(o->va_handle);
-	return ret;
-}
-
-/* Undo abo_map() and drop the BO. */
-static int abo_free(struct abo *o)
-{
-	int ret;
-
-	ret = amdgpu_bo_va_op(o->bo, 0, o->size, o->va, 0, AMDGPU_VA_OP_UNMAP);
-	amdgpu_va_range_free(o->va_handle);
-	amdgpu_bo_free(o->bo);
-	return ret;
-}
-
-static int abo_alloc(struct ad *a, uint64_t size, uint32_t domain,
-		     struct abo *o)
-{
-	struct amdgpu_bo_alloc_request req = {
-		.alloc_size = size,
-		.phys_alignment = KT_PAGE,
-		.preferred_heap = domain,
-	};
-	amdgpu_bo_handle bo;
-	int ret;
-
-	ret = amdgpu_bo_alloc(a->dev, &req, &bo);
-	if (ret)
-		return ret;
-	ret = abo_map(a, bo, size, o);
-	if (!ret)
-		ret = amdgpu_bo_cpu_map(bo, &o->cpu);
-	if (ret) {
-		amdgpu_bo_free(bo);
-		memset(o, 0, sizeof(*o));
-	}
-	return ret;
 }
 
 /* Append linear copies of @size bytes, 2 MiB at most each; dwords used. */
@@ -257,16 +195,6 @@ FIXTURE_TEARDOWN(libdrm)
 {
 }
 
-/* Every object the test made is gone once its files are closed. */
-#define EXPECT_COUNTERS_BACK() do {					\
-	struct kt_props now;						\
-									\
-	ASSERT_EQ(0, kt_counters(&now, self->msg, sizeof(self->msg)));	\
-	EXPECT_EQ(0, kt_counters_diff(&self->base, &now, self->msg,	\
-				      sizeof(self->msg)))		\
-		TH_LOG("counters changed: %s", self->msg);		\
-} while (0)
-
 /* libdrm opens every node and reports the GPU the topology describes. */
 TEST_F(libdrm, init_matches_topology)
 {
@@ -384,7 +312,7 @@ TEST_F(libdrm, init_matches_topology)
 		ad_close(&a);
 	}
 	close(kfd);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /* GEM_CREATE in VRAM and GTT, CPU access, usage accounting, free. */
@@ -408,7 +336,7 @@ TEST_F(libdrm, bo_alloc_cpu_map_free)
 			struct abo o;
 
 			ASSERT_EQ(0, amdgpu_query_info(a.dev, q, 8, &before));
-			ASSERT_EQ(0, abo_alloc(&a, size, domains[d], &o));
+			ASSERT_EQ(0, abo_alloc(a.dev, size, domains[d], &o));
 			ASSERT_EQ(0, amdgpu_query_info(a.dev, q, 8, &after));
 			EXPECT_EQ(size, after - before);
 			/* New memory is zeroed, and CPU writes stick. */
@@ -421,7 +349,7 @@ TEST_F(libdrm, bo_alloc_cpu_map_free)
 		}
 		ad_close(&a);
 	}
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -481,7 +409,7 @@ TEST_F(libdrm, no_cpu_access_bo_is_never_cpu_mapped)
 		EXPECT_EQ(0, amdgpu_bo_free(bo));
 	}
 	ad_close(&a);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 FIXTURE(copy) {
@@ -549,7 +477,7 @@ TEST_F_TIMEOUT(copy, kfd_vram_userptr, 600)
 					      amdgpu_bo_handle_type_dma_buf_fd,
 					      dmabuf, &imp));
 		EXPECT_EQ(size, imp.alloc_size);
-		ASSERT_EQ(0, abo_map(&a, imp.buf_handle, size, &vram));
+		ASSERT_EQ(0, abo_map(a.dev, imp.buf_handle, size, &vram));
 		/* The import is the KFD BO itself: same memory for the CPU. */
 		ASSERT_EQ(0, amdgpu_bo_cpu_map(imp.buf_handle, &imp_cpu));
 		EXPECT_TRUE(kt_check(imp_cpu, size, 100 + g));
@@ -560,8 +488,8 @@ TEST_F_TIMEOUT(copy, kfd_vram_userptr, 600)
 		memset(mem, 0x5a, size);
 		ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(a.dev, mem, size,
 							    &user_bo));
-		ASSERT_EQ(0, abo_map(&a, user_bo, size, &user));
-		ASSERT_EQ(0, abo_alloc(&a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
+		ASSERT_EQ(0, abo_map(a.dev, user_bo, size, &user));
+		ASSERT_EQ(0, abo_alloc(a.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
 				       &ib));
 		bos[0] = vram.bo;
 		bos[1] = user.bo;
@@ -595,7 +523,7 @@ TEST_F_TIMEOUT(copy, kfd_vram_userptr, 600)
 		EXPECT_EQ(0, kt_free(self->e.kfd, handle));
 	}
 	kt_env_close(&self->e);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 FIXTURE(vm) {
@@ -614,9 +542,9 @@ FIXTURE_SETUP(vm)
 	self->ngpus = kt_gpus(self->gpu, KT_MAX_GPUS);
 	ASSERT_LT(0, self->ngpus);
 	ASSERT_EQ(0, ad_open(self->gpu[0].render_minor, &self->a));
-	ASSERT_EQ(0, abo_alloc(&self->a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
+	ASSERT_EQ(0, abo_alloc(self->a.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
 			       &self->ib));
-	ASSERT_EQ(0, abo_alloc(&self->a, 4 * KT_PAGE, AMDGPU_GEM_DOMAIN_VRAM,
+	ASSERT_EQ(0, abo_alloc(self->a.dev, 4 * KT_PAGE, AMDGPU_GEM_DOMAIN_VRAM,
 			       &self->data));
 }
 
@@ -694,7 +622,7 @@ TEST_F(vm, bad_ibs_fail_and_device_keeps_working)
 		good_seq = seq;
 	}
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -730,7 +658,7 @@ TEST_F(vm, faults_read_zeros_and_complete)
 	ASSERT_EQ(0, vm_good_copy(&self->a, &self->ib, &self->data, 2, &seq));
 	EXPECT_EQ(good_seq + 4, seq);
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /* Requests CS and the fence calls refuse. */
@@ -782,7 +710,7 @@ TEST_F(vm, bad_submissions)
 	EXPECT_EQ(0, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
 	EXPECT_EQ(seq + 1, req.seq_no);
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /* A read-only mapping faults on write; CLEAR and REPLACE split mappings. */
@@ -860,7 +788,7 @@ TEST_F(vm, va_permissions_clear_replace)
 	EXPECT_EQ(0, amdgpu_bo_free(other));
 	/* The rest goes with the file: mappings hold their BOs. */
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /* Raw ioctls with arguments the driver must refuse. */
@@ -953,7 +881,7 @@ TEST_F(vm, bad_arguments)
 	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_METADATA, &md));
 	munmap((void *)(uintptr_t)up.addr - 8, KT_PAGE);
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -976,8 +904,9 @@ TEST_F(libdrm, kfd_bound_file)
 	ASSERT_EQ(0, amdgpu_device_initialize(e.render[0], &a.major,
 					      &a.minor, &a.dev));
 	ASSERT_EQ(0, amdgpu_cs_ctx_create(a.dev, &a.ctx));
-	ASSERT_EQ(0, abo_alloc(&a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
-	ASSERT_EQ(0, abo_alloc(&a, 4 * KT_PAGE, AMDGPU_GEM_DOMAIN_GTT, &data));
+	ASSERT_EQ(0, abo_alloc(a.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
+	ASSERT_EQ(0, abo_alloc(a.dev, 4 * KT_PAGE, AMDGPU_GEM_DOMAIN_GTT,
+			       &data));
 	EXPECT_EQ(0, vm_good_copy(&a, &ib, &data, 9, &seq));
 	EXPECT_EQ(1, seq);
 	EXPECT_EQ(0, abo_free(&data));
@@ -987,7 +916,7 @@ TEST_F(libdrm, kfd_bound_file)
 	kt_env_close(&e);
 
 	ASSERT_EQ(0, ad_open(self->gpu[0].render_minor, &a));
-	ASSERT_EQ(0, abo_alloc(&a, KT_PAGE, AMDGPU_GEM_DOMAIN_GTT, &data));
+	ASSERT_EQ(0, abo_alloc(a.dev, KT_PAGE, AMDGPU_GEM_DOMAIN_GTT, &data));
 	ASSERT_EQ(0, amdgpu_bo_va_op(data.bo, 0, KT_PAGE, va, 0,
 				     AMDGPU_VA_OP_MAP));
 	ASSERT_EQ(0, kt_env_open(&e, false));
@@ -997,7 +926,7 @@ TEST_F(libdrm, kfd_bound_file)
 				     AMDGPU_VA_OP_UNMAP));
 	EXPECT_EQ(0, abo_free(&data));
 	ad_close(&a);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -1124,7 +1053,7 @@ TEST_F(vm, upstream_argument_rules)
 	gem_close.handle = gc.out.handle;
 	EXPECT_EQ(0, kt_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gem_close));
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -1198,7 +1127,7 @@ TEST_F(vm, cs_flags_and_user_fence_errors)
 	EXPECT_EQ(0, amdgpu_bo_free(ubo));
 	munmap(mem, KT_PAGE);
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -1231,14 +1160,14 @@ TEST_F_TIMEOUT(libdrm, import_from_another_gpu, 120)
 	ASSERT_EQ(0, amdgpu_bo_import(a.dev, amdgpu_bo_handle_type_dma_buf_fd,
 				      dmabuf, &imp));
 	EXPECT_EQ(size, imp.alloc_size);
-	ASSERT_EQ(0, abo_map(&a, imp.buf_handle, size, &peer));
+	ASSERT_EQ(0, abo_map(a.dev, imp.buf_handle, size, &peer));
 	ASSERT_EQ(0, amdgpu_bo_cpu_map(imp.buf_handle, &peer.cpu));
 	EXPECT_TRUE(kt_check(peer.cpu, size, 77));
 	mem = kt_anon(size);
 	ASSERT_NE(NULL, mem);
 	ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(a.dev, mem, size, &ubo));
-	ASSERT_EQ(0, abo_map(&a, ubo, size, &user));
-	ASSERT_EQ(0, abo_alloc(&a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
+	ASSERT_EQ(0, abo_map(a.dev, ubo, size, &user));
+	ASSERT_EQ(0, abo_alloc(a.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
 	ASSERT_EQ(0, submit(&a, &ib,
 			    kg_sdma_pad(ib.cpu, ib_copy(ib.cpu, user.va,
 							peer.va, size)),
@@ -1259,7 +1188,7 @@ TEST_F_TIMEOUT(libdrm, import_from_another_gpu, 120)
 	close(dmabuf);
 	EXPECT_EQ(0, kt_free(e.kfd, handle));
 	kt_env_close(&e);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -1297,7 +1226,7 @@ TEST_F(libdrm, import_two_exports_of_one_bo)
 	ad_close(&a);
 	EXPECT_EQ(0, kt_free(e.kfd, handle));
 	kt_env_close(&e);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 TEST_HARNESS_MAIN
