@@ -246,16 +246,7 @@ static int cw_raw_queue(struct kg_rt *rt, int gpu, uint32_t ring_size,
 		*(uint16_t *)((char *)q->ring.cpu +
 			      i * KFDSIM_AQL_PACKET_SIZE) =
 			KFDSIM_AQL_TYPE_INVALID;
-	q->rptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_RPTR);
-	q->wptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_WPTR);
-	a.ring_base_address = q->ring.va;
-	a.ring_size = ring_size;
-	a.read_pointer_address = q->ctl.va + KG_CTL_RPTR;
-	a.write_pointer_address = q->ctl.va + KG_CTL_WPTR;
-	a.gpu_id = rt->ids[gpu];
-	a.queue_type = q->type;
-	a.queue_percentage = 100;
-	a.queue_priority = 7;
+	kg_queue_args(q, &a);
 	a.eop_buffer_address = q->ctl.va + CW_EOP_OFF;
 	a.eop_buffer_size = CW_EOP_SIZE;
 	a.ctx_save_restore_address = q->ctl.va + CW_CTX_OFF;

@@ -211,6 +211,20 @@ static void kg_write_descriptors(struct kg_queue *q)
 	}
 }
 
+void kg_queue_args(struct kg_queue *q, struct kfd_ioctl_create_queue_args *a)
+{
+	q->rptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_RPTR);
+	q->wptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_WPTR);
+	a->ring_base_address = q->ring.va;
+	a->ring_size = q->ring_size;
+	a->read_pointer_address = q->ctl.va + KG_CTL_RPTR;
+	a->write_pointer_address = q->ctl.va + KG_CTL_WPTR;
+	a->gpu_id = q->rt->ids[q->gpu];
+	a->queue_type = q->type;
+	a->queue_percentage = 100;
+	a->queue_priority = 7;
+}
+
 int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
 		 uint32_t ring_size, struct kg_queue *q)
 {
@@ -244,17 +258,7 @@ int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
 				KFDSIM_AQL_TYPE_INVALID;
 		kg_write_descriptors(q);
 	}
-	q->rptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_RPTR);
-	q->wptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_WPTR);
-
-	a.ring_base_address = q->ring.va;
-	a.ring_size = ring_size;
-	a.read_pointer_address = q->ctl.va + KG_CTL_RPTR;
-	a.write_pointer_address = q->ctl.va + KG_CTL_WPTR;
-	a.gpu_id = rt->ids[gpu];
-	a.queue_type = type;
-	a.queue_percentage = 100;
-	a.queue_priority = 7;
+	kg_queue_args(q, &a);
 	ret = kt_ioctl(rt->e.kfd, AMDKFD_IOC_CREATE_QUEUE, &a);
 	if (ret)
 		goto err_ctl;

@@ -148,6 +148,13 @@ uint64_t kg_va_hole(struct kg_rt *rt);
  */
 int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
 		 uint32_t ring_size, struct kg_queue *q);
+/*
+ * For a queue built by hand, as kg_queue_new() builds one: point @q's read
+ * and write pointers into its ctl BO and fill in the CREATE_QUEUE fields
+ * for its ring, pointers, GPU and type (100 %, priority 7). The other
+ * fields of @a are the caller's.
+ */
+void kg_queue_args(struct kg_queue *q, struct kfd_ioctl_create_queue_args *a);
 /* DESTROY_QUEUE, then free the queue's BOs. Returns the ioctl's result. */
 int kg_queue_free(struct kg_queue *q);
 /* Wait until the queue's read pointer reaches its write index. */
