@@ -211,8 +211,10 @@ static void kg_write_descriptors(struct kg_queue *q)
 	}
 }
 
-int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
-		 uint32_t ring_size, struct kg_queue *q)
+/* A queue whose read and write pointers sit at these offsets of ctl. */
+static int kg_queue_create(struct kg_rt *rt, int gpu, uint32_t type,
+			   uint32_t ring_size, uint64_t rptr_off,
+			   uint64_t wptr_off, struct kg_queue *q)
 {
 	struct kfd_ioctl_create_queue_args a = { 0 };
 	bool aql = type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
@@ -244,13 +246,13 @@ int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
 				KFDSIM_AQL_TYPE_INVALID;
 		kg_write_descriptors(q);
 	}
-	q->rptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_RPTR);
-	q->wptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_WPTR);
+	q->rptr = (uint64_t *)((char *)q->ctl.cpu + rptr_off);
+	q->wptr = (uint64_t *)((char *)q->ctl.cpu + wptr_off);
 
 	a.ring_base_address = q->ring.va;
 	a.ring_size = ring_size;
-	a.read_pointer_address = q->ctl.va + KG_CTL_RPTR;
-	a.write_pointer_address = q->ctl.va + KG_CTL_WPTR;
+	a.read_pointer_address = q->ctl.va + rptr_off;
+	a.write_pointer_address = q->ctl.va + wptr_off;
 	a.gpu_id = rt->ids[gpu];
 	a.queue_type = type;
 	a.queue_percentage = 100;
@@ -278,6 +280,27 @@ err_ctl:
 	kg_bo_free(rt, &q->ctl);
 err_ring:
 	kg_bo_free(rt, &q->ring);
+	return ret;
+}
+
+int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
+		 uint32_t ring_size, struct kg_queue *q)
+{
+	return kg_queue_create(rt, gpu, type, ring_size, KG_CTL_RPTR,
+			       KG_CTL_WPTR, q);
+}
+
+int kg_queue_new_amd(struct kg_rt *rt, int gpu, uint32_t ring_size,
+		     struct kg_queue *q)
+{
+	const uint32_t off = KFDSIM_AMD_QUEUE_READ_DISPATCH_ID;
+	int ret;
+
+	ret = kg_queue_create(rt, gpu, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+			      ring_size, KFDSIM_AMD_QUEUE_READ_DISPATCH_ID,
+			      KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID, q);
+	if (!ret)
+		memcpy((char *)q->ctl.cpu + off + 8, &off, sizeof(off));
 	return ret;
 }
 
