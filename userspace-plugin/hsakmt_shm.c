@@ -6,9 +6,10 @@
  * (shm_open of "/hsakmt_shared_mem", sem_open of "hsakmt_semaphore" with
  * the value 1) and keeps the file open and mapped. A restore on a machine
  * where no ROCm process ran since boot lacks them; CRIU would then fail to
- * open the file. This module gives them back: the file with the size and
- * the contents it had at the dump (the whole table, where AMD's plugin
- * keeps only its first word), the semaphore free (value 1): a checkpoint
+ * open the file. This module gives them back: the file with the size, the
+ * contents (the whole table, where AMD's plugin keeps only its first word),
+ * the mode and the owner it had at the dump (CRIU checks size and mode),
+ * the semaphore with its mode and owner and free (value 1): a checkpoint
  * is never taken inside libhsakmt's short critical section, whose holder
  * would be the frozen process itself. Files that exist are left alone:
  * other processes may be using them.
@@ -65,6 +66,18 @@ int kp_hsakmt_shm_save(KfdProcess *p, void **buf)
 	}
 	p->has_hsakmt_shm_size = true;
 	p->hsakmt_shm_size = st.st_size;
+	p->has_hsakmt_shm_mode = p->has_hsakmt_shm_uid = true;
+	p->has_hsakmt_shm_gid = true;
+	p->hsakmt_shm_mode = st.st_mode;
+	p->hsakmt_shm_uid = st.st_uid;
+	p->hsakmt_shm_gid = st.st_gid;
+	if (!stat(KP_HSAKMT_SEM_PATH, &st) && S_ISREG(st.st_mode)) {
+		p->has_hsakmt_sem_mode = p->has_hsakmt_sem_uid = true;
+		p->has_hsakmt_sem_gid = true;
+		p->hsakmt_sem_mode = st.st_mode;
+		p->hsakmt_sem_uid = st.st_uid;
+		p->hsakmt_sem_gid = st.st_gid;
+	}
 	p->has_hsakmt_shm = true;
 	p->hsakmt_shm.len = len;
 	p->hsakmt_shm.data = *buf;
@@ -75,6 +88,17 @@ out:
 		*buf = NULL;
 	}
 	return ret;
+}
+
+/* Give @fd the mode and owner a dump recorded, as far as they were. */
+static int kp_hsakmt_attrs(int fd, bool has_mode, uint32_t mode,
+			   bool has_owner, uint32_t uid, uint32_t gid)
+{
+	if (fchmod(fd, has_mode ? mode & 07777 : 0666))
+		return -errno;
+	if (has_owner && fchown(fd, uid, gid))
+		return -errno;
+	return 0;
 }
 
 static int kp_hsakmt_file_restore(const KfdProcess *p)
@@ -90,8 +114,13 @@ static int kp_hsakmt_file_restore(const KfdProcess *p)
 		  O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
 	if (fd < 0)
 		return errno == EEXIST ? 0 : -errno;
-	/* As libhsakmt made it, whatever the restorer's umask. */
-	if (fchmod(fd, 0666) || ftruncate(fd, p->hsakmt_shm_size)) {
+	/* As it was, whatever the restorer's umask. */
+	ret = kp_hsakmt_attrs(fd, p->has_hsakmt_shm_mode, p->hsakmt_shm_mode,
+			      p->has_hsakmt_shm_uid && p->has_hsakmt_shm_gid,
+			      p->hsakmt_shm_uid, p->hsakmt_shm_gid);
+	if (ret)
+		goto out;
+	if (ftruncate(fd, p->hsakmt_shm_size)) {
 		ret = -errno;
 		goto out;
 	}
@@ -119,7 +148,7 @@ int kp_hsakmt_shm_restore(const KfdProcess *p)
 	struct stat st;
 	mode_t old;
 	sem_t *sem;
-	int ret;
+	int fd, ret;
 
 	if (!p->has_hsakmt_shm_size)
 		return 0;
@@ -141,6 +170,22 @@ int kp_hsakmt_shm_restore(const KfdProcess *p)
 		return ret;
 	}
 	sem_close(sem);
+	fd = open(KP_HSAKMT_SEM_PATH, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		ret = kp_hsakmt_attrs(fd, p->has_hsakmt_sem_mode,
+				      p->hsakmt_sem_mode,
+				      p->has_hsakmt_sem_uid &&
+				      p->has_hsakmt_sem_gid,
+				      p->hsakmt_sem_uid, p->hsakmt_sem_gid);
+		close(fd);
+	}
+	if (ret) {
+		kp_err("cannot set the mode of %s: %s", KP_HSAKMT_SEM_PATH,
+		       strerror(-ret));
+		return ret;
+	}
 	kp_info("created %s", KP_HSAKMT_SEM_PATH);
 	return 0;
 }

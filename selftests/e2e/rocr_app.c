@@ -16,7 +16,10 @@
  *   - uploads the array from host memory with hsa_amd_memory_async_copy
  *     (ROCr's SDMA queue), waiting on an interrupt signal;
  *   - dispatches the built-in loop kernel (-s steps) on it through its own
- *     queue, completing an interrupt signal;
+ *     queue, completing an interrupt signal, and while it runs keeps
+ *     copying a 4 MiB pattern host -> VRAM -> host on the SDMA queues and
+ *     checking it, so that at nearly any moment a dispatch and an SDMA copy
+ *     are both in flight;
  *   - copies the array to the next GPU's VRAM (GPU to GPU, SDMA), then
  *     from there back to host memory, which is the next round's input.
  *
@@ -51,6 +54,8 @@
 #define WG_SIZE		256
 /* How long one wait may take before the run fails (a hang guard). */
 #define WAIT_LIMIT_MS	600000
+/* The SDMA traffic beside each dispatch. */
+#define TRAFFIC_BYTES	(4u << 20)
 
 static struct {
 	uint64_t rounds, steps, bytes, ngpus;
@@ -67,6 +72,7 @@ struct gpu {
 	uint32_t *host;		/* input and result, system memory */
 	struct kfdsim_kernel_descriptor *desc;
 	struct kfdsim_args_loop *args;
+	uint32_t *t_dev;	/* traffic: VRAM */
 };
 
 static hsa_agent_t cpu;
@@ -75,7 +81,9 @@ static hsa_amd_memory_pool_t sys_pool, kernarg_pool;
 static bool have_sys, have_kernarg;
 static struct gpu gpus[MAX_GPUS];
 static unsigned int ngpus;
-static hsa_signal_t sig;
+static hsa_signal_t sig, tsig;
+static uint32_t *t_src, *t_dst;	/* traffic: host memory */
+static uint64_t traffic_seq;
 
 static hsa_status_t pool_cb(hsa_amd_memory_pool_t pool, void *data)
 {
@@ -167,14 +175,15 @@ static void *alloc(hsa_amd_memory_pool_t pool, size_t size, const char *what)
 	return p;
 }
 
-/* Wait for the completion of one operation that decrements sig to 0. */
-static void wait_done(const char *what, unsigned int g, uint64_t round)
+/* Wait for the completion of one operation that decrements @s to 0. */
+static void wait_sig(hsa_signal_t s, const char *what, unsigned int g,
+		     uint64_t round)
 {
 	uint64_t deadline = app_now_ms() + WAIT_LIMIT_MS;
 	hsa_signal_value_t v;
 
 	do {
-		v = hsa_signal_wait_scacquire(sig, HSA_SIGNAL_CONDITION_LT, 1,
+		v = hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_LT, 1,
 					      UINT64_MAX,
 					      HSA_WAIT_STATE_BLOCKED);
 	} while (v >= 1 && app_now_ms() < deadline);
@@ -183,19 +192,42 @@ static void wait_done(const char *what, unsigned int g, uint64_t round)
 			 g, round, what, (long)v);
 }
 
+static void copy_n(void *dst, hsa_agent_t dst_agent, const void *src,
+		   hsa_agent_t src_agent, size_t bytes, hsa_signal_t done,
+		   const char *what, unsigned int g, uint64_t round)
+{
+	hsa_status_t s;
+
+	hsa_signal_store_screlease(done, 1);
+	s = hsa_amd_memory_async_copy(dst, dst_agent, src, src_agent, bytes,
+				      0, NULL, done);
+	if (s)
+		app_fail("gpu %u round %" PRIu64 ": %s: 0x%x", g, round, what,
+			 s);
+	wait_sig(done, what, g, round);
+}
+
 static void copy(void *dst, hsa_agent_t dst_agent, const void *src,
 		 hsa_agent_t src_agent, const char *what, unsigned int g,
 		 uint64_t round)
 {
-	hsa_status_t s;
+	copy_n(dst, dst_agent, src, src_agent, o.bytes, sig, what, g, round);
+}
 
-	hsa_signal_store_screlease(sig, 1);
-	s = hsa_amd_memory_async_copy(dst, dst_agent, src, src_agent, o.bytes,
-				      0, NULL, sig);
-	if (s)
-		app_fail("gpu %u round %" PRIu64 ": %s: 0x%x", g, round, what,
-			 s);
-	wait_done(what, g, round);
+/* One round trip of the traffic pattern through GPU @g's VRAM, checked. */
+static void traffic(struct gpu *gp, unsigned int g, uint64_t round)
+{
+	uint64_t seq = traffic_seq++, i;
+
+	for (i = 0; i < TRAFFIC_BYTES / 4; i++)
+		t_src[i] = (uint32_t)(app_hold_word(seq, i * 4) >> 7);
+	copy_n(gp->t_dev, gp->agent, t_src, cpu, TRAFFIC_BYTES, tsig,
+	       "traffic upload", g, round);
+	copy_n(t_dst, cpu, gp->t_dev, gp->agent, TRAFFIC_BYTES, tsig,
+	       "traffic download", g, round);
+	if (memcmp(t_src, t_dst, TRAFFIC_BYTES))
+		app_fail("gpu %u round %" PRIu64 ": traffic pattern %" PRIu64 " came back wrong",
+			 g, round, seq);
 }
 
 /* The loop kernel over the GPU's array, through its own queue. */
@@ -233,7 +265,10 @@ static void dispatch_loop(struct gpu *gp, unsigned int g, uint64_t round)
 		app_log("first dispatch running, ready marker %s written",
 			o.ready);
 	}
-	wait_done("loop dispatch", g, round);
+	/* SDMA traffic while the dispatch runs. */
+	while (hsa_signal_load_scacquire(sig) >= 1)
+		traffic(gp, g, round);
+	wait_sig(sig, "loop dispatch", g, round);
 }
 
 static void run_round(uint64_t round)
@@ -252,7 +287,8 @@ static void run_round(uint64_t round)
 		copy(gp->host, cpu, np->mirror, np->agent, "download", g,
 		     round);
 	}
-	app_log("round %" PRIu64 " done", round);
+	app_log("round %" PRIu64 " done, %" PRIu64 " traffic round trips so far",
+		round, traffic_seq);
 }
 
 /* The reference of element @i of GPU @g's array after every round. */
@@ -331,14 +367,19 @@ static void setup(void)
 		app_fail("%u GPU agents, %" PRIu64 " wanted", ngpus, o.ngpus);
 	ngpus = o.ngpus;
 	s = hsa_signal_create(1, 0, NULL, &sig);
+	if (!s)
+		s = hsa_signal_create(1, 0, NULL, &tsig);
 	if (s)
 		app_fail("hsa_signal_create: 0x%x", s);
+	t_src = alloc(sys_pool, TRAFFIC_BYTES, "the traffic source");
+	t_dst = alloc(sys_pool, TRAFFIC_BYTES, "the traffic destination");
 	for (g = 0; g < ngpus; g++) {
 		struct gpu *gp = &gpus[g];
 
 		gp->dev = alloc(gp->vram, o.bytes, "the VRAM array");
 		gp->mirror = alloc(gp->vram, o.bytes, "the VRAM mirror");
 		gp->host = alloc(sys_pool, o.bytes, "the host array");
+		gp->t_dev = alloc(gp->vram, TRAFFIC_BYTES, "the VRAM traffic");
 		gp->desc = alloc(kernarg_pool, sizeof(*gp->desc), "a descriptor");
 		gp->args = alloc(kernarg_pool, sizeof(*gp->args), "kernargs");
 		*gp->desc = (struct kfdsim_kernel_descriptor){

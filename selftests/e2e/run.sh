@@ -950,8 +950,10 @@ t_rocr_other_node() {
 	rm -f "$hsakmt_shm" "$hsakmt_sem"
 	restore_from rocr2 "$dir" || {
 		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
-	if [ ! -e "$hsakmt_shm" ] || [ ! -e "$hsakmt_sem" ]; then
-		note "the restore did not create $hsakmt_shm and $hsakmt_sem"
+	if [ ! -e "$hsakmt_shm" ] || [ ! -e "$hsakmt_sem" ] ||
+	   ! grep -q "created $hsakmt_shm" "$dir/restore.log" ||
+	   ! grep -q "created $hsakmt_sem" "$dir/restore.log"; then
+		note "the plugin did not create $hsakmt_shm and $hsakmt_sem"
 		e2e_kill "$rocr_pid"
 		return 1
 	fi
