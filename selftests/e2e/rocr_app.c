@@ -17,7 +17,7 @@
  *     (ROCr's SDMA queue), waiting on an interrupt signal;
  *   - dispatches the built-in loop kernel (-s steps) on it through its own
  *     queue, completing an interrupt signal, and while it runs keeps
- *     copying a 4 MiB pattern host -> VRAM -> host on the SDMA queues and
+ *     copying a 1 MiB pattern host -> VRAM -> host on the SDMA queues and
  *     checking it, so that at nearly any moment a dispatch and an SDMA copy
  *     are both in flight;
  *   - copies the array to the next GPU's VRAM (GPU to GPU, SDMA), then
@@ -55,7 +55,7 @@
 /* How long one wait may take before the run fails (a hang guard). */
 #define WAIT_LIMIT_MS	600000
 /* The SDMA traffic beside each dispatch. */
-#define TRAFFIC_BYTES	(4u << 20)
+#define TRAFFIC_BYTES	(1u << 20)
 
 static struct {
 	uint64_t rounds, steps, bytes, ngpus;

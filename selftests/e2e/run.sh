@@ -75,6 +75,16 @@
 #                killed no KFD object is left; a restore of the same
 #                images afterwards finishes right
 #   stream       criu --stream (skipped: Debian has no criu-image-streamer)
+#   rocr         opt-in (KFDSIM_E2E_ROCR=1, or "rocr" in KFDSIM_E2E_ONLY):
+#                rocr_app (Debian's ROCr 5.2.3, rounds of SDMA copies and
+#                loop dispatches on both GPUs) as the first ROCm process,
+#                dumped mid-run with --link-remap (glibc's sem_open maps
+#                libhsakmt's semaphore under a name it then unlinks),
+#                killed, restored, finishing with the CPU reference
+#   rocr-other-node  opt-in likewise: a rocr_app that found the semaphore,
+#                dumped mid-run, restored after a reload with seed=1 and
+#                with /dev/shm/hsakmt_shared_mem and sem.hsakmt_semaphore
+#                removed; the plugin must recreate them
 # and finally: the driver's debugfs counters are all 0 (nothing leaked).
 # Every test waits for its processes to end, so each needs the pid its
 # images hold to be free. Every app runs with --go: once its loop kernels
@@ -116,6 +126,9 @@
 #   KFDSIM_E2E_ONLY        space-separated test names to run (default all)
 #   KFDSIM_E2E_RUN_LIMIT   seconds an app may take to finish (default 300)
 #   KFDSIM_E2E_PLUGIN      kfd (default) or amdgpu, see "Other plugins"
+#   KFDSIM_E2E_ROCR        1 to run the opt-in ROCr tests too
+#   KFDSIM_E2E_ROCR_ROUNDS, KFDSIM_E2E_ROCR_STEPS  rocr_app's -k and -s
+#                          (default 4 and 300)
 #   KFDSIM_KO, KFDSIM_PLUGIN_DIR, KFDSIM_CRIU: see selftests/e2e/lib.sh
 
 set -u
@@ -858,7 +871,7 @@ t_stream() {
 # ---- ROCr (opt-in: KFDSIM_E2E_ROCR=1, or "rocr" in KFDSIM_E2E_ONLY) ----
 
 rocr_app=$E2E_BIN/rocr_app
-rocr_args=(-k "${KFDSIM_E2E_ROCR_ROUNDS:-6}" -s "${KFDSIM_E2E_ROCR_STEPS:-400}" -n 1M)
+rocr_args=(-k "${KFDSIM_E2E_ROCR_ROUNDS:-4}" -s "${KFDSIM_E2E_ROCR_STEPS:-300}" -n 1M)
 hsakmt_shm=/dev/shm/hsakmt_shared_mem
 hsakmt_sem=/dev/shm/sem.hsakmt_semaphore
 
