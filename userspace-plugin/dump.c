@@ -32,6 +32,7 @@
 #include "bo_copy.h"
 #include "chain.h"
 #include "criu_compat.h"
+#include "hsakmt_shm.h"
 #include "images.h"
 #include "kfd_dev.h"
 #include "plugin.h"
@@ -462,6 +463,7 @@ static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
 	KfdBo *bos = NULL, **pbos = NULL;
 	char name[KP_NAME_LEN];
 	bool parent = false;
+	void *shm = NULL;
 	KfdProcess p;
 	KfdHeader h;
 	size_t n;
@@ -534,6 +536,12 @@ static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
 	p.bos = pbos;
 	p.priv_data.len = c->args.priv_data_size;
 	p.priv_data.data = c->priv;
+	ret = kp_hsakmt_shm_save(&p, &shm);
+	if (ret) {
+		kp_err("cannot read libhsakmt's shared memory: %s",
+		       strerror(-ret));
+		goto out;
+	}
 
 	kp_name_kfd(name, c->id);
 	fd = kp_img_create(name);
@@ -549,6 +557,7 @@ static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
 	if (ret)
 		kp_err("cannot write image %s: %s", name, strerror(-ret));
 out:
+	free(shm);
 	free(gm);
 	free(gpus);
 	free(devs);

@@ -29,6 +29,7 @@
 #include "bo_copy.h"
 #include "chain.h"
 #include "criu_compat.h"
+#include "hsakmt_shm.h"
 #include "images.h"
 #include "kfd_dev.h"
 #include "plugin.h"
@@ -466,6 +467,10 @@ static int kp_restore_process(uint32_t id, int img, const char *name,
 	p = kp_read_process(img, name, h);
 	if (!p)
 		return -EIO;
+	/* Before CRIU opens the process's fd and maps of them, by path. */
+	ret = kp_hsakmt_shm_restore(p);
+	if (ret)
+		goto out;
 	ret = kp_map_gpus();
 	if (ret)
 		goto out;

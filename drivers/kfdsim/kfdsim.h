@@ -360,10 +360,21 @@ struct kfdsim_dispatch_progress {
 	u32 next_wg;
 };
 
+/**
+ * struct kfdsim_dispatch_error - why the CP cannot run a packet
+ * @code: KFDSIM_AQL_ERROR_*, reported to the queue's inactive signal
+ * @what: the cause, for the kernel log
+ */
+struct kfdsim_dispatch_error {
+	u32 code;
+	const char *what;
+};
+
 int kfdsim_kernel_run(struct kfdsim_vm *vm,
 		      const struct kfdsim_aql_dispatch *pkt,
 		      struct kfdsim_dispatch_progress *prog, u64 deadline_ns,
-		      struct kfdsim_fault *fault);
+		      struct kfdsim_fault *fault,
+		      struct kfdsim_dispatch_error *err);
 
 /* ---- SDMA engine (kfdsim_sdma.c) ---- */
 

@@ -66,12 +66,83 @@ u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q)
 	return READ_ONCE(slice[q->doorbell]);
 }
 
+/* Post @sig's event id to its event mailbox, if it has one, and fire it. */
+static int kfdsim_signal_fire(struct kfdsim_queue *q, u64 sig,
+			      struct kfdsim_fault *fault)
+{
+	struct kfdsim_vm *vm = &q->pdd->vm;
+	struct kfdsim_signal s;
+	u64 id;
+	int ret;
+
+	ret = kfdsim_vm_read(vm, sig, &s, sizeof(s), fault);
+	if (ret)
+		return ret;
+	if (!s.event_mailbox_ptr)
+		return 0;
+	id = s.event_id;
+	ret = kfdsim_vm_write(vm, s.event_mailbox_ptr, &id, sizeof(id), fault);
+	if (ret)
+		return ret;
+	kfd_signal_event_from_gpu(q->pdd->p, s.event_id);
+	return 0;
+}
+
+/* Completing a packet with a signal: decrement its value, then fire it. */
+static int kfdsim_signal_complete(struct kfdsim_queue *q, u64 sig,
+				  struct kfdsim_fault *fault)
+{
+	s64 old;
+	int ret;
+
+	if (!sig)
+		return 0;
+	ret = kfdsim_vm_atomic_add64(&q->pdd->vm,
+				     sig + offsetof(struct kfdsim_signal, value),
+				     -1, &old, fault);
+	if (ret)
+		return ret;
+	return kfdsim_signal_fire(q, sig, fault);
+}
+
 /*
- * Stop @q for good: a GPU page fault or a packet it cannot execute. A
- * transient -ENOMEM only makes the CP retry the packet on a later round.
+ * Tell the runtime why its AQL queue stopped, as gfx9 CP firmware does:
+ * store @code into the inactive signal of the queue's amd_queue_t and fire
+ * the signal's event (include/uapi/linux/kfdsim.h). Only a queue laid out
+ * exactly as ROCr lays it out gets the report. Returns whether it did.
+ */
+static bool kfdsim_aql_report(struct kfdsim_queue *q, u32 code)
+{
+	struct kfdsim_vm *vm = &q->pdd->vm;
+	struct kfdsim_fault fault;
+	s64 value = code;
+	u64 base, sig;
+	u32 off;
+
+	if (kfdsim_vm_read(vm, q->rptr_va + sizeof(u64), &off, sizeof(off),
+			   &fault) ||
+	    off != KFDSIM_AMD_QUEUE_READ_DISPATCH_ID || q->rptr_va < off)
+		return false;
+	base = q->rptr_va - off;
+	if (q->wptr_va != base + KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID)
+		return false;
+	if (kfdsim_vm_read(vm, base + KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL, &sig,
+			   sizeof(sig), &fault) || !sig)
+		return false;
+	if (kfdsim_vm_write(vm, sig + offsetof(struct kfdsim_signal, value),
+			    &value, sizeof(value), &fault))
+		return false;
+	return !kfdsim_signal_fire(q, sig, &fault);
+}
+
+/*
+ * Stop @q for good: a GPU page fault or a packet it cannot execute (@why
+ * says why for an AQL packet). A transient -ENOMEM only makes the CP retry
+ * the packet on a later round.
  */
 static enum kfdsim_run kfdsim_queue_error(struct kfdsim_queue *q, int err,
-					  const struct kfdsim_fault *fault)
+					  const struct kfdsim_fault *fault,
+					  const struct kfdsim_dispatch_error *why)
 {
 	struct kfdsim_process *p = q->pdd->p;
 	u32 gpu_id = q->pdd->user_gpu_id;
@@ -89,44 +160,19 @@ static enum kfdsim_run kfdsim_queue_error(struct kfdsim_queue *q, int err,
 				    fault->write ? "write" : "read",
 				    fault->read_only ? " to read-only page" : "");
 		kfd_signal_memory_exception(p, gpu_id, fault);
+	} else if (err == -ENOEXEC && why) {
+		bool told = kfdsim_aql_report(q, why->code);
+
+		pr_info_ratelimited("gpu %u queue %u: %s at rptr 0x%llx, queue stopped; error 0x%x %s\n",
+				    gpu_id, q->id, why->what, q->state.rptr,
+				    why->code, told ?
+				    "reported to the queue's inactive signal" :
+				    "not reported (no ROCr queue layout)");
 	} else {
 		pr_info_ratelimited("gpu %u queue %u: bad packet at rptr 0x%llx (%d), queue stopped\n",
 				    gpu_id, q->id, q->state.rptr, err);
 	}
 	return KFDSIM_RUN_IDLE;
-}
-
-/*
- * Completing a packet with a signal: decrement its value and, if it names an
- * event mailbox, post the event id there and fire the event.
- */
-static int kfdsim_signal_complete(struct kfdsim_queue *q, u64 sig,
-				  struct kfdsim_fault *fault)
-{
-	struct kfdsim_vm *vm = &q->pdd->vm;
-	struct kfdsim_signal s;
-	u64 id;
-	s64 old;
-	int ret;
-
-	if (!sig)
-		return 0;
-	ret = kfdsim_vm_atomic_add64(vm, sig + offsetof(struct kfdsim_signal,
-							value),
-				     -1, &old, fault);
-	if (ret)
-		return ret;
-	ret = kfdsim_vm_read(vm, sig, &s, sizeof(s), fault);
-	if (ret)
-		return ret;
-	if (!s.event_mailbox_ptr)
-		return 0;
-	id = s.event_id;
-	ret = kfdsim_vm_write(vm, s.event_mailbox_ptr, &id, sizeof(id), fault);
-	if (ret)
-		return ret;
-	kfd_signal_event_from_gpu(q->pdd->p, s.event_id);
-	return 0;
 }
 
 /* Is a barrier packet's condition met? */
@@ -162,6 +208,9 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 	u64 entries = q->ring_size / KFDSIM_AQL_PACKET_SIZE;
 	const u16 invalid = KFDSIM_AQL_TYPE_INVALID;
 	enum kfdsim_run run = KFDSIM_RUN_IDLE;
+	struct kfdsim_dispatch_error why = {
+		KFDSIM_AQL_ERROR_INVALID_CODE, "dispatch the CP cannot run",
+	};
 	struct kfdsim_fault fault;
 	u64 slot;
 	union {
@@ -177,7 +226,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 	ret = kfdsim_vm_read(vm, q->wptr_va, &mem_wptr, sizeof(mem_wptr),
 			     &fault);
 	if (ret)
-		return kfdsim_queue_error(q, ret, &fault);
+		return kfdsim_queue_error(q, ret, &fault, NULL);
 	wptr = max(wptr, mem_wptr);
 
 	while (q->state.rptr < wptr) {
@@ -199,7 +248,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 		if (!ret)
 			ret = kfdsim_vm_read(vm, slot, &pkt, sizeof(pkt), &fault);
 		if (ret)
-			return kfdsim_queue_error(q, ret, &fault);
+			return kfdsim_queue_error(q, ret, &fault, NULL);
 
 		switch (pkt.header & KFDSIM_AQL_HEADER_TYPE_MASK) {
 		case KFDSIM_AQL_TYPE_INVALID:
@@ -208,7 +257,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 		case KFDSIM_AQL_TYPE_KERNEL_DISPATCH:
 			ret = kfdsim_kernel_run(vm, &pkt.dispatch,
 						&q->state.progress, deadline,
-						&fault);
+						&fault, &why);
 			if (ret == -EAGAIN)
 				return KFDSIM_RUN_BUSY;
 			sig = pkt.dispatch.completion_signal;
@@ -225,10 +274,19 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 				ret = 0;
 			sig = pkt.barrier.completion_signal;
 			break;
+		case KFDSIM_AQL_TYPE_VENDOR_SPECIFIC:
+			why.code = KFDSIM_AQL_ERROR_VENDOR_PACKET;
+			why.what = "vendor-specific packet";
+			ret = -ENOEXEC;
+			break;
 		default:
+			why.code = KFDSIM_AQL_ERROR_INVALID_FORMAT;
+			why.what = "packet of an unsupported type";
 			ret = -ENOEXEC;
 			break;
 		}
+		if (ret == -ENOEXEC)
+			return kfdsim_queue_error(q, ret, &fault, &why);
 		if (!ret)
 			ret = kfdsim_signal_complete(q, sig, &fault);
 		/*
@@ -239,7 +297,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 			ret = kfdsim_vm_write(vm, slot, &invalid, sizeof(invalid),
 					      &fault);
 		if (ret)
-			return kfdsim_queue_error(q, ret, &fault);
+			return kfdsim_queue_error(q, ret, &fault, NULL);
 
 		/* Packets complete in order, which honours the barrier bit. */
 		q->state.rptr++;
@@ -247,7 +305,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 		ret = kfdsim_vm_write(vm, q->rptr_va, &q->state.rptr,
 				      sizeof(q->state.rptr), &fault);
 		if (ret)
-			return kfdsim_queue_error(q, ret, &fault);
+			return kfdsim_queue_error(q, ret, &fault, NULL);
 		run = KFDSIM_RUN_BUSY;
 	}
 	return run;
@@ -292,7 +350,7 @@ static enum kfdsim_run kfdsim_run_sdma(struct kfdsim_queue *q, u64 deadline)
 
 	wptr = kfdsim_queue_doorbell_value(q);
 	if (!IS_ALIGNED(wptr, sizeof(u32)))
-		return kfdsim_queue_error(q, -ENOEXEC, &fault);
+		return kfdsim_queue_error(q, -ENOEXEC, &fault, NULL);
 
 	while (q->state.rptr < wptr) {
 		if (run == KFDSIM_RUN_BUSY && ktime_get_ns() >= deadline)
@@ -307,13 +365,13 @@ static enum kfdsim_run kfdsim_run_sdma(struct kfdsim_queue *q, u64 deadline)
 		if (ret == -EBUSY)
 			return run;	/* a poll that does not hold yet */
 		if (ret < 0)
-			return kfdsim_queue_error(q, ret, &fault);
+			return kfdsim_queue_error(q, ret, &fault, NULL);
 
 		q->state.rptr += ret * sizeof(u32);
 		ret = kfdsim_vm_write(ctx.vm, q->rptr_va, &q->state.rptr,
 				      sizeof(q->state.rptr), &fault);
 		if (ret)
-			return kfdsim_queue_error(q, ret, &fault);
+			return kfdsim_queue_error(q, ret, &fault, NULL);
 		run = KFDSIM_RUN_BUSY;
 	}
 	return run;

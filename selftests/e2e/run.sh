@@ -94,6 +94,16 @@
 #                killed no KFD object is left; a restore of the same
 #                images afterwards finishes right
 #   stream       criu --stream (skipped: Debian has no criu-image-streamer)
+#   rocr         opt-in (KFDSIM_E2E_ROCR=1, or "rocr" in KFDSIM_E2E_ONLY):
+#                rocr_app (Debian's ROCr 5.2.3, rounds of SDMA copies and
+#                loop dispatches on both GPUs) as the first ROCm process,
+#                dumped mid-run with --link-remap (glibc's sem_open maps
+#                libhsakmt's semaphore under a name it then unlinks),
+#                killed, restored, finishing with the CPU reference
+#   rocr-other-node  opt-in likewise: a rocr_app that found the semaphore,
+#                dumped mid-run, restored after a reload with seed=1 and
+#                with /dev/shm/hsakmt_shared_mem and sem.hsakmt_semaphore
+#                removed; the plugin must recreate them
 # and finally: the driver's debugfs counters are all 0 (nothing leaked).
 # Every test waits for its processes to end, so each needs the pid its
 # images hold to be free. Every app runs with --go: once its loop kernels
@@ -138,6 +148,9 @@
 #   KFDSIM_E2E_RUN_LIMIT   seconds an app may take to finish (default 300,
 #                          times KFDSIM_TIMEOUT_SCALE)
 #   KFDSIM_E2E_PLUGIN      kfd (default) or amdgpu, see "Other plugins"
+#   KFDSIM_E2E_ROCR        1 to run the opt-in ROCr tests too
+#   KFDSIM_E2E_ROCR_ROUNDS, KFDSIM_E2E_ROCR_STEPS  rocr_app's -k and -s
+#                          (default 4 and 300)
 #   KFDSIM_KO, KFDSIM_PLUGIN_DIR, KFDSIM_CRIU: see selftests/e2e/lib.sh
 
 set -u
@@ -1129,6 +1142,111 @@ t_stream() {
 	return 2
 }
 
+# ---- ROCr (opt-in: KFDSIM_E2E_ROCR=1, or "rocr" in KFDSIM_E2E_ONLY) ----
+
+rocr_app=$E2E_BIN/rocr_app
+rocr_args=(-k "${KFDSIM_E2E_ROCR_ROUNDS:-4}" -s "${KFDSIM_E2E_ROCR_STEPS:-300}" -n 1M)
+hsakmt_shm=/dev/shm/hsakmt_shared_mem
+hsakmt_sem=/dev/shm/sem.hsakmt_semaphore
+
+rocr_wanted() {
+	[[ " $only " == *" rocr "* ]] || [ "${KFDSIM_E2E_ROCR:-0}" = 1 ]
+}
+
+# start_rocr NAME: start rocr_app like start_app does gpu_app.
+start_rocr() {
+	local name=$1 pid
+	rm -f "$work/$name.ready" "$work/$name.go"
+	pid=$(e2e_start "$work/$name.log" "$work/$name.pid" "$rocr_app" \
+		--pid-file "$work/$name.pid" --ready "$work/$name.ready" \
+		--go "$work/$name.go" "${rocr_args[@]}") ||
+		{ note "$name did not start"; show "$work/$name.log"; return 1; }
+	if ! e2e_wait_file "$work/$name.ready" "$run_limit" "$pid"; then
+		note "$name never got ready"
+		tail -n 8 "$work/$name.log" | show
+		e2e_kill "$pid"
+		return 1
+	fi
+	echo "$pid"
+}
+
+# rocr_dump NAME DIR [criu options]: start rocr_app, dump it mid-run, check
+# it is gone; sets rocr_pid.
+rocr_pid=
+rocr_dump() {
+	local name=$1 dir=$2 pid
+	shift 2
+	if [ ! -x "$rocr_app" ]; then
+		why="no $rocr_app (ROCr's headers, libhsa-runtime-dev, missing at build)"
+		return 2
+	fi
+	"$rocr_app" --expected "${rocr_args[@]}" >"$work/$name.exp"
+	pid=$(start_rocr "$name") || return 1
+	sleep 1
+	dump_mid "$name" "$pid" "$dir" "$@" || { e2e_kill "$pid"; return 1; }
+	if [ ! -e "$hsakmt_shm" ] || [ ! -e "$hsakmt_sem" ]; then
+		note "no $hsakmt_shm or $hsakmt_sem: libhsakmt did not create them"
+		e2e_kill "$pid"
+		return 1
+	fi
+	if ! e2e_wait_exit "$pid" 10; then
+		note "pid $pid still there after the dump"
+		e2e_kill "$pid"
+		return 1
+	fi
+	rocr_pid=$pid
+}
+
+# A ROCr process, the first on the machine (it creates libhsakmt's shared
+# memory and semaphore), dumped while its rounds of SDMA copies and loop
+# dispatches run, killed, restored on the same node, finishing with the
+# CPU reference's result. glibc's sem_open maps the semaphore under a
+# temporary name it then renames, so criu needs --link-remap.
+t_rocr() {
+	local dir=$work/img-rocr rc
+	need_plugin || return 2
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	rocr_dump rocr "$dir" --link-remap
+	rc=$?
+	[ $rc -eq 0 ] || return $rc
+	restore_from rocr "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	finish rocr "$rocr_pid" "$work/rocr.exp"
+}
+
+# A ROCr process that found libhsakmt's semaphore made by an earlier one,
+# dumped mid-run, restored on "another node": kfdsim reloaded with seed=1
+# (other gpu_ids and render minors) and libhsakmt's shared memory and
+# semaphore gone from /dev/shm, as on a machine where no ROCm process ran
+# since boot. The plugin must create both again, as they were.
+t_rocr_other_node() {
+	local dir=$work/img-rocr-node1 before after rc
+	need_plugin || return 2
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	if [ -x "$rocr_app" ] && ! "$rocr_app" --make-sem; then
+		note "rocr_app --make-sem failed"
+		return 1
+	fi
+	rocr_dump rocr2 "$dir"
+	rc=$?
+	[ $rc -eq 0 ] || return $rc
+	before=$(e2e_gpus)
+	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
+	after=$(e2e_gpus)
+	note "GPUs at the dump: $before; now: $after"
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	restore_from rocr2 "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	if [ ! -e "$hsakmt_shm" ] || [ ! -e "$hsakmt_sem" ] ||
+	   ! grep -q "created $hsakmt_shm" "$dir/restore.log" ||
+	   ! grep -q "created $hsakmt_sem" "$dir/restore.log"; then
+		note "the plugin did not create $hsakmt_shm and $hsakmt_sem"
+		e2e_kill "$rocr_pid"
+		return 1
+	fi
+	finish rocr2 "$rocr_pid" "$work/rocr2.exp"
+}
+
 # ---- main ----
 
 run_test() {
@@ -1201,6 +1319,18 @@ else
 	run_test kill-dump t_kill_dump
 	run_test kill-restore t_kill_restore
 	run_test stream t_stream
+	if rocr_wanted; then
+		only="$only rocr rocr-other-node"
+		run_test rocr t_rocr
+		run_test rocr-other-node t_rocr_other_node
+		if [ "$(e2e_param seed)" != 0 ]; then
+			if e2e_load 0 2; then
+				tap ok "reload kfdsim seed=0 num_gpus=2"
+			else
+				tap fail "reload kfdsim seed=0 num_gpus=2"
+			fi
+		fi
+	fi
 
 	# Every process is gone: the driver must hold nothing any more.
 	counters=/sys/kernel/debug/kfdsim/counters

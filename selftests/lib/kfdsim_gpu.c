@@ -211,22 +211,32 @@ static void kg_write_descriptors(struct kg_queue *q)
 	}
 }
 
-void kg_queue_args(struct kg_queue *q, struct kfd_ioctl_create_queue_args *a)
+/* Fill @a for @q with its pointers at these offsets of its ctl BO. */
+static void kg_queue_args_at(struct kg_queue *q,
+			     struct kfd_ioctl_create_queue_args *a,
+			     uint64_t rptr_off, uint64_t wptr_off)
 {
-	q->rptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_RPTR);
-	q->wptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_WPTR);
+	q->rptr = (uint64_t *)((char *)q->ctl.cpu + rptr_off);
+	q->wptr = (uint64_t *)((char *)q->ctl.cpu + wptr_off);
 	a->ring_base_address = q->ring.va;
 	a->ring_size = q->ring_size;
-	a->read_pointer_address = q->ctl.va + KG_CTL_RPTR;
-	a->write_pointer_address = q->ctl.va + KG_CTL_WPTR;
+	a->read_pointer_address = q->ctl.va + rptr_off;
+	a->write_pointer_address = q->ctl.va + wptr_off;
 	a->gpu_id = q->rt->ids[q->gpu];
 	a->queue_type = q->type;
 	a->queue_percentage = 100;
 	a->queue_priority = 7;
 }
 
-int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
-		 uint32_t ring_size, struct kg_queue *q)
+void kg_queue_args(struct kg_queue *q, struct kfd_ioctl_create_queue_args *a)
+{
+	kg_queue_args_at(q, a, KG_CTL_RPTR, KG_CTL_WPTR);
+}
+
+/* A queue whose read and write pointers sit at these offsets of ctl. */
+static int kg_queue_create(struct kg_rt *rt, int gpu, uint32_t type,
+			   uint32_t ring_size, uint64_t rptr_off,
+			   uint64_t wptr_off, struct kg_queue *q)
 {
 	struct kfd_ioctl_create_queue_args a = { 0 };
 	bool aql = type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
@@ -258,7 +268,7 @@ int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
 				KFDSIM_AQL_TYPE_INVALID;
 		kg_write_descriptors(q);
 	}
-	kg_queue_args(q, &a);
+	kg_queue_args_at(q, &a, rptr_off, wptr_off);
 	ret = kt_ioctl(rt->e.kfd, AMDKFD_IOC_CREATE_QUEUE, &a);
 	if (ret)
 		goto err_ctl;
@@ -282,6 +292,27 @@ err_ctl:
 	kg_bo_free(rt, &q->ctl);
 err_ring:
 	kg_bo_free(rt, &q->ring);
+	return ret;
+}
+
+int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
+		 uint32_t ring_size, struct kg_queue *q)
+{
+	return kg_queue_create(rt, gpu, type, ring_size, KG_CTL_RPTR,
+			       KG_CTL_WPTR, q);
+}
+
+int kg_queue_new_amd(struct kg_rt *rt, int gpu, uint32_t ring_size,
+		     struct kg_queue *q)
+{
+	const uint32_t off = KFDSIM_AMD_QUEUE_READ_DISPATCH_ID;
+	int ret;
+
+	ret = kg_queue_create(rt, gpu, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+			      ring_size, KFDSIM_AMD_QUEUE_READ_DISPATCH_ID,
+			      KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID, q);
+	if (!ret)
+		memcpy((char *)q->ctl.cpu + off + 8, &off, sizeof(off));
 	return ret;
 }
 

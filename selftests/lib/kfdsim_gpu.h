@@ -155,6 +155,14 @@ int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
  * fields of @a are the caller's.
  */
 void kg_queue_args(struct kg_queue *q, struct kfd_ioctl_create_queue_args *a);
+/*
+ * An AQL queue whose ctl BO starts with an amd_queue_t as ROCr lays it out
+ * (include/uapi/linux/kfdsim.h): read pointer at read_dispatch_id, its
+ * offset after it, write pointer at write_dispatch_id; the inactive signal
+ * (a u64 GPU VA at KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL of ctl) starts at 0.
+ */
+int kg_queue_new_amd(struct kg_rt *rt, int gpu, uint32_t ring_size,
+		     struct kg_queue *q);
 /* DESTROY_QUEUE, then free the queue's BOs. Returns the ioctl's result. */
 int kg_queue_free(struct kg_queue *q);
 /* Wait until the queue's read pointer reaches its write index. */
