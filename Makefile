@@ -31,16 +31,16 @@ LINT_FILES := $(shell find drivers include/uapi -name '*.[ch]' 2>/dev/null | \
 
 USER_CFLAGS := -Wall -Wextra -Werror -O2 -g
 
-.PHONY: all modules lint checkpatch kbuild-lint linux-source deps install \
-	selftests plugin check check-debug demo bench fuzz scale compat clean \
-	distclean help need-kver klog-tests
+.PHONY: all modules lint checkpatch kbuild-lint layering linux-source deps \
+	install selftests plugin check check-debug demo bench fuzz scale compat \
+	clean distclean help need-kver klog-tests
 
 all: modules
 
 help:
 	@echo "make deps       install the Debian packages needed (as root)"
 	@echo "make [modules]  build kfdsim.ko here (W=1, fails on any warning)"
-	@echo "make lint       checkpatch --strict, sparse, a clean W=1 build, klog-check tests"
+	@echo "make lint       checkpatch --strict, sparse, a clean W=1 build, klog-check tests, layering"
 	@echo "make install    build and install kfdsim with DKMS for \$$KVER"
 	@echo "make selftests  build the test binaries into $(BUILD)/selftests/"
 	@echo "make check      everything: deps, lint, install, selftests in the VM"
@@ -74,7 +74,19 @@ modules: need-kver
 		echo "error: the module build has warnings" >&2; exit 1; \
 	fi
 
-lint: checkpatch kbuild-lint klog-tests
+lint: checkpatch kbuild-lint klog-tests layering
+
+# The CRIU core reaches the device model only through struct kfd_device_ops
+# (Documentation/architecture.rst, "The device seam"). It includes no
+# device-model header, so a direct call into the simulator does not build.
+CRIU_CORE := drivers/kfdsim/kfd_criu.c drivers/kfdsim/kfd_criu_restore.c
+layering:
+	@echo "  LAYERING $(words $(CRIU_CORE)) CRIU core files"
+	@if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"kfdsim' \
+			$(CRIU_CORE) >&2; then \
+		echo "error: the CRIU core includes a device-model header" >&2; \
+		exit 1; \
+	fi
 
 # scripts/klog-check, which decides whether a guest kernel log holds a
 # report, against recorded logs: banners pass, every report kind fails.

@@ -224,6 +224,61 @@ void kfd_process_reset(struct kfdsim_process *p)
 	p->criu_restore_pending = false;
 }
 
+/**
+ * kfd_process_evict_queues - stop every queue of a process, on all GPUs
+ * @p: the process; its lock must be held
+ *
+ * Evictions nest: the queues run again after as many
+ * kfd_process_restore_queues(). On return no queue of @p is executing and
+ * none will until the matching restore, and each queue's saved state is
+ * consistent (the device's evict_process_queues operation).
+ *
+ * Return: 0, or the device's errno with nothing evicted.
+ */
+int kfd_process_evict_queues(struct kfdsim_process *p)
+{
+	struct kfdsim_pdd *pdd;
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&p->lock);
+	if (p->evict_count++)
+		return 0;
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		pdd = p->pdds[i];
+		ret = pdd->gpu->ops->evict_process_queues(pdd->gpu, pdd);
+		if (ret)
+			goto err_restore;
+	}
+	return 0;
+
+err_restore:
+	while (i--) {
+		pdd = p->pdds[i];
+		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu, pdd));
+	}
+	p->evict_count--;
+	return ret;
+}
+
+/**
+ * kfd_process_restore_queues - undo one kfd_process_evict_queues()
+ * @p: the process; its lock must be held
+ */
+void kfd_process_restore_queues(struct kfdsim_process *p)
+{
+	struct kfdsim_pdd *pdd;
+	unsigned int i;
+
+	lockdep_assert_held(&p->lock);
+	if (WARN_ON(!p->evict_count) || --p->evict_count)
+		return;
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		pdd = p->pdds[i];
+		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu, pdd));
+	}
+}
+
 void kfd_process_put(struct kfdsim_process *p)
 {
 	/* Unlink under the list lock so no lookup can revive @p. */

@@ -33,6 +33,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/wait_bit.h>
 
 #include "kfdsim.h"
@@ -440,7 +441,7 @@ static bool kfdsim_cp_slice(struct kfdsim_gpu *gpu, struct kfdsim_queue *q,
  */
 static bool kfdsim_cp_round(struct kfdsim_gpu *gpu, bool *busy)
 {
-	struct kfdsim_cp *cp = &gpu->cp;
+	struct kfdsim_cp *cp = gpu->cp;
 	struct kfdsim_queue *q;
 	bool runnable = false;
 	u64 round;
@@ -468,7 +469,7 @@ static bool kfdsim_cp_round(struct kfdsim_gpu *gpu, bool *busy)
 static int kfdsim_cp_thread(void *data)
 {
 	struct kfdsim_gpu *gpu = data;
-	struct kfdsim_cp *cp = &gpu->cp;
+	struct kfdsim_cp *cp = gpu->cp;
 	unsigned int poll_us = KFDSIM_CP_POLL_MIN_US, idle_rounds = 0;
 	bool busy;
 
@@ -500,14 +501,18 @@ static int kfdsim_cp_thread(void *data)
 
 void kfdsim_cp_kick(struct kfdsim_gpu *gpu)
 {
-	atomic_set(&gpu->cp.kick, 1);
-	wake_up(&gpu->cp.wq);
+	atomic_set(&gpu->cp->kick, 1);
+	wake_up(&gpu->cp->wq);
 }
 
 int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 {
-	struct kfdsim_cp *cp = &gpu->cp;
+	struct kfdsim_cp *cp;
 
+	cp = kzalloc(sizeof(*cp), GFP_KERNEL);
+	if (!cp)
+		return -ENOMEM;
+	gpu->cp = cp;
 	mutex_init(&cp->lock);
 	INIT_LIST_HEAD(&cp->queues);
 	cp->round = 0;
@@ -517,8 +522,12 @@ int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 	cp->thread = kthread_run(kfdsim_cp_thread, gpu, "kfdsim_cp%u",
 				 gpu->index);
 	if (IS_ERR(cp->thread)) {
+		int ret = PTR_ERR(cp->thread);
+
 		mutex_destroy(&cp->lock);
-		return PTR_ERR(cp->thread);
+		kfree(cp);
+		gpu->cp = NULL;
+		return ret;
 	}
 	return 0;
 }
@@ -526,121 +535,111 @@ int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 /* Every process is gone by now, so the queue list is empty. */
 void kfdsim_cp_fini(struct kfdsim_gpu *gpu)
 {
-	kthread_stop(gpu->cp.thread);
-	WARN_ON(!list_empty(&gpu->cp.queues));
-	mutex_destroy(&gpu->cp.lock);
+	kthread_stop(gpu->cp->thread);
+	WARN_ON(!list_empty(&gpu->cp->queues));
+	mutex_destroy(&gpu->cp->lock);
+	kfree(gpu->cp);
+	gpu->cp = NULL;
 }
 
 void kfdsim_cp_add_queue(struct kfdsim_queue *q)
 {
 	struct kfdsim_gpu *gpu = q->pdd->gpu;
 
-	kfdsim_cp_lock(&gpu->cp);
+	kfdsim_cp_lock(gpu->cp);
 	q->cp_round = 0;
-	list_add_tail(&q->cp_node, &gpu->cp.queues);
-	mutex_unlock(&gpu->cp.lock);
+	list_add_tail(&q->cp_node, &gpu->cp->queues);
+	mutex_unlock(&gpu->cp->lock);
 	kfdsim_cp_kick(gpu);
 }
 
 /* Returns once the CP no longer runs @q; it may then be freed. */
 void kfdsim_cp_remove_queue(struct kfdsim_queue *q)
 {
-	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
+	struct kfdsim_cp *cp = q->pdd->gpu->cp;
 
 	kfdsim_cp_lock(cp);
 	list_del(&q->cp_node);
 	mutex_unlock(&cp->lock);
 }
 
-static void kfdsim_queue_set_evicted(struct kfdsim_queue *q, bool evicted)
-{
-	struct kfdsim_gpu *gpu = q->pdd->gpu;
+/*
+ * The device operations of the queues (struct kfd_device_ops), the
+ * simulator's counterpart of amdkfd's device queue manager. See
+ * Documentation/command-processor.rst.
+ */
 
-	kfdsim_cp_lock(&gpu->cp);
-	q->evicted = evicted;
-	mutex_unlock(&gpu->cp.lock);
+/* Mark the queues of @pdd's process on @gpu evicted or runnable. */
+static void kfdsim_set_process_queues_evicted(struct kfdsim_gpu *gpu,
+					      struct kfdsim_pdd *pdd,
+					      bool evicted)
+{
+	struct kfdsim_queue *q;
+	int id;
+
+	lockdep_assert_held(&pdd->p->lock);
+	kfdsim_cp_lock(gpu->cp);
+	idr_for_each_entry(&pdd->p->queues, q, id)
+		if (q->pdd == pdd)
+			q->evicted = evicted;
+	mutex_unlock(&gpu->cp->lock);
 	if (!evicted)
 		kfdsim_cp_kick(gpu);
 }
 
-/**
- * kfdsim_process_evict - stop all queues of a process
- * @p: the process; its lock must be held
- *
- * Evictions nest: the queues run again after as many restores. On return
- * no queue of @p is executing and none will until the matching restore;
- * each queue's saved state is consistent (the packet at its rptr either not
- * started, or stopped at a workgroup boundary recorded in its progress).
- * Each queue waits for at most one CP slice (of any process's queue).
- *
- * Return: 0.
+/*
+ * Once the CP lock is taken no packet of any queue on @gpu is executing,
+ * so the queues are stopped with their state consistent: the packet at
+ * rptr either not started, or stopped at a workgroup boundary recorded in
+ * its progress. This waits for at most one CP slice (of any process's
+ * queue).
  */
-int kfdsim_process_evict(struct kfdsim_process *p)
+static int kfdsim_evict_process_queues(struct kfdsim_gpu *gpu,
+				       struct kfdsim_pdd *pdd)
 {
-	struct kfdsim_queue *q;
-	int id;
-
-	lockdep_assert_held(&p->lock);
-	if (p->evict_count++)
-		return 0;
-	idr_for_each_entry(&p->queues, q, id)
-		kfdsim_queue_set_evicted(q, true);
+	kfdsim_set_process_queues_evicted(gpu, pdd, true);
 	return 0;
 }
 
-/**
- * kfdsim_process_restore - undo one kfdsim_process_evict()
- * @p: the process; its lock must be held
- */
-void kfdsim_process_restore(struct kfdsim_process *p)
+static int kfdsim_restore_process_queues(struct kfdsim_gpu *gpu,
+					 struct kfdsim_pdd *pdd)
 {
-	struct kfdsim_queue *q;
-	int id;
-
-	lockdep_assert_held(&p->lock);
-	if (WARN_ON(!p->evict_count) || --p->evict_count)
-		return;
-	idr_for_each_entry(&p->queues, q, id)
-		kfdsim_queue_set_evicted(q, false);
+	kfdsim_set_process_queues_evicted(gpu, pdd, false);
+	return 0;
 }
 
-/**
- * kfdsim_queue_save_state - copy out the state of an evicted queue
- * @q: the queue; its process must be evicted
- * @st: receives the state
- */
-void kfdsim_queue_save_state(struct kfdsim_queue *q,
-			     struct kfdsim_queue_state *st)
+static int kfdsim_checkpoint_mqd(struct kfdsim_gpu *gpu,
+				 const struct kfdsim_queue *q,
+				 struct kfdsim_queue_state *mqd)
 {
-	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
-
 	WARN_ON(!q->evicted);
-	kfdsim_cp_lock(cp);
-	*st = q->state;
-	mutex_unlock(&cp->lock);
+	kfdsim_cp_lock(gpu->cp);
+	*mqd = q->state;
+	mutex_unlock(&gpu->cp->lock);
+	return 0;
 }
 
-/**
- * kfdsim_queue_load_state - replace the state of an evicted queue
- * @q: the queue; its process must be evicted
- * @st: the state, validated here
- *
- * Return: 0, or -EINVAL for unknown flags or nonzero padding.
- */
-int kfdsim_queue_load_state(struct kfdsim_queue *q,
-			    const struct kfdsim_queue_state *st)
+/* The state is untrusted: unknown flags or nonzero padding are -EINVAL. */
+static int kfdsim_restore_mqd(struct kfdsim_gpu *gpu, struct kfdsim_queue *q,
+			      const struct kfdsim_queue_state *mqd)
 {
-	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
-
-	if (st->pad || (st->flags & ~KFDSIM_QSTATE_ERROR))
+	if (mqd->pad || (mqd->flags & ~KFDSIM_QSTATE_ERROR))
 		return -EINVAL;
 	if (q->type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL &&
-	    (st->progress.iteration || st->progress.next_wg ||
-	     !IS_ALIGNED(st->rptr, sizeof(u32))))
+	    (mqd->progress.iteration || mqd->progress.next_wg ||
+	     !IS_ALIGNED(mqd->rptr, sizeof(u32))))
 		return -EINVAL;
 	WARN_ON(!q->evicted);
-	kfdsim_cp_lock(cp);
-	q->state = *st;
-	mutex_unlock(&cp->lock);
+	kfdsim_cp_lock(gpu->cp);
+	q->state = *mqd;
+	mutex_unlock(&gpu->cp->lock);
 	return 0;
 }
+
+const struct kfd_device_ops kfdsim_device_ops = {
+	.evict_process_queues = kfdsim_evict_process_queues,
+	.restore_process_queues = kfdsim_restore_process_queues,
+	.checkpoint_mqd = kfdsim_checkpoint_mqd,
+	.restore_mqd = kfdsim_restore_mqd,
+	.export_dmabuf = kfdsim_gem_export_dmabuf,
+};

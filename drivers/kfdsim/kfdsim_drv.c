@@ -175,6 +175,7 @@ static struct kfdsim_gpu *kfdsim_gpu_create(unsigned int index)
 	gpu->gpu_id = kfdsim_make_gpu_id(index);
 	gpu->unique_id = ((u64)hash_32(seed, 32) << 32) | (0x5a000000u + index);
 
+	gpu->ops = &kfdsim_device_ops;
 	ret = kfdsim_cp_init(gpu);
 	if (ret)
 		goto err_devres;
