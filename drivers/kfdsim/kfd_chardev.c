@@ -502,7 +502,9 @@ static struct kfdsim_pdd *kfd_mmap_device(struct kfdsim_process *p,
 	struct kfdsim_gpu *gpu;
 
 	gpu = kfdsim_gpu_by_id(KFD_MMAP_GET_GPU_ID(offset));
-	return gpu ? p->pdds[gpu->index] : NULL;
+	if (!gpu || p->pdds[gpu->index]->hidden)
+		return NULL;
+	return p->pdds[gpu->index];
 }
 
 /*
