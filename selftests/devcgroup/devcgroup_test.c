@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -226,6 +227,7 @@ FIXTURE(devcg) {
 	struct kt_gpu gpu[KT_MAX_GPUS];
 	int ngpus;
 	struct devcg cg;
+	bool skipped;
 	char msg[4096];
 };
 
@@ -256,6 +258,12 @@ FIXTURE_SETUP(devcg)
 	ASSERT_LE(2, self->ngpus)
 		TH_LOG("needs two GPUs (num_gpus=2), found %d", self->ngpus);
 	minor = self->gpu[HIDDEN].render_minor;
+	/* The 6.1 harness runs the test after a SKIP here: see skipped. */
+	if (variant->bpf && syscall(__NR_bpf, -1, NULL, 0) < 0 &&
+	    errno == ENOSYS) {
+		self->skipped = true;
+		SKIP(return, "kernel without CONFIG_BPF_SYSCALL: no BPF device programs");
+	}
 	if (variant->bpf)
 		ret = devcg_setup_bpf(&self->cg, minor, self->msg,
 				      sizeof(self->msg));
@@ -368,6 +376,8 @@ TEST_F(devcg, topology_outside_readable)
 {
 	struct child_arg a = { .self = self, .join = false };
 
+	if (self->skipped)
+		return;
 	ASSERT_EQ(0, kt_run_child(child_topology, &a, self->msg,
 				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 }
@@ -376,6 +386,8 @@ TEST_F(devcg, topology_hidden_eperm)
 {
 	struct child_arg a = { .self = self, .join = true };
 
+	if (self->skipped)
+		return;
 	ASSERT_EQ(0, kt_run_child(child_topology, &a, self->msg,
 				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 }
@@ -405,6 +417,8 @@ TEST_F(devcg, render_node_refused)
 {
 	struct child_arg a = { .self = self, .join = true };
 
+	if (self->skipped)
+		return;
 	ASSERT_EQ(0, kt_run_child(child_render, &a, self->msg,
 				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 }
@@ -439,6 +453,7 @@ static int child_kfd(void *arg, char *msg, size_t len)
 	uint32_t ids[KT_MAX_GPUS];
 	uint64_t avail, handle;
 	int kfd = -1, rfd, n, i, ret;
+	void *map;
 
 	if (a->open_before)
 		kfd = kt_open_kfd();
@@ -471,9 +486,20 @@ static int child_kfd(void *arg, char *msg, size_t len)
 	ret = kt_alloc(kfd, hid, KT_VA(0), KT_MIB, KT_GTT | KT_WRITABLE,
 		       &handle, NULL);
 	KT_CHECK(ret == -EINVAL, "ALLOC hidden: %d, want -EINVAL", ret);
-	/* The shown GPU works. */
+	/* Its doorbells: the device exists, the process has no state on it. */
+	map = mmap(NULL, KT_DOORBELL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   kfd, (off_t)(KFD_MMAP_TYPE_DOORBELL | KFD_MMAP_GPU_ID(hid)));
+	KT_CHECK(map == MAP_FAILED && errno == EINVAL,
+		 "doorbell mmap of the hidden GPU: %s",
+		 map == MAP_FAILED ? strerror(errno) : "mapped");
+	/* The shown GPU works, its doorbells map. */
 	ret = kt_acquire_vm(kfd, rfd, shown);
 	KT_CHECK(!ret, "ACQUIRE_VM shown: %s", strerror(-ret));
+	map = mmap(NULL, KT_DOORBELL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   kfd, (off_t)(KFD_MMAP_TYPE_DOORBELL | KFD_MMAP_GPU_ID(shown)));
+	KT_CHECK(map != MAP_FAILED, "doorbell mmap of the shown GPU: %s",
+		 strerror(errno));
+	munmap(map, KT_DOORBELL_SIZE);
 	ret = kt_alloc(kfd, shown, KT_VA(0), KT_MIB, KT_VRAM | KT_WRITABLE,
 		       &handle, NULL);
 	KT_CHECK(!ret, "ALLOC shown: %s", strerror(-ret));
@@ -487,6 +513,8 @@ TEST_F(devcg, kfd_hidden_gpu_absent)
 {
 	struct child_arg a = { .self = self, .join = true };
 
+	if (self->skipped)
+		return;
 	ASSERT_EQ(0, kt_run_child(child_kfd, &a, self->msg,
 				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 }
@@ -496,6 +524,8 @@ TEST_F(devcg, kfd_opened_before_keeps_gpus)
 	struct child_arg a = { .self = self, .join = true,
 			       .open_before = true };
 
+	if (self->skipped)
+		return;
 	ASSERT_EQ(0, kt_run_child(child_kfd, &a, self->msg,
 				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 }
