@@ -532,7 +532,7 @@ static int kfd_mmap(struct file *filp, struct vm_area_struct *vma)
 
 	pdd = kfd_mmap_device(p, offset);
 	if (IS_ERR(pdd)) {
-		kfd_reject("mmap of /dev/kfd at 0x%llx: no device with gpu_id %llu for this process\n",
+		kfd_reject("mmap of /dev/kfd at 0x%llx: no gpu_id %llu here\n",
 			   offset, KFD_MMAP_GET_GPU_ID(offset));
 		return PTR_ERR(pdd);
 	}
