@@ -33,7 +33,7 @@ USER_CFLAGS := -Wall -Wextra -Werror -O2 -g
 
 .PHONY: all modules lint checkpatch kbuild-lint layering linux-source deps \
 	install selftests plugin check check-debug demo bench fuzz scale compat \
-	clean distclean help need-kver klog-tests
+	containers clean distclean help need-kver klog-tests
 
 all: modules
 
@@ -50,6 +50,7 @@ help:
 	@echo "make fuzz       the plugin's image fuzzer, then the RESTORE fuzzer in the VM"
 	@echo "make scale      CRIU at scale in the VM: 10k BOs, 8 GPUs, a multi-GiB BO"
 	@echo "make compat CRIU_SRC=DIR  AMD's CRIU plugin from a CRIU checkout, e2e"
+	@echo "make containers  podman checkpoint/restore of a GPU container in the VM"
 	@echo "make clean      remove build results (distclean: all of $(BUILD)/)"
 
 need-kver:
@@ -255,12 +256,22 @@ compat: modules plugin
 	$(MAKE) -C selftests/e2e
 	scripts/compat $(CRIU_SRC)
 
+# A GPU container checkpointed and restored by podman (opt-in: installs
+# podman and runc, about 10 minutes in the VM). Results in build/containers/.
+containers: modules plugin
+	@scripts/install-deps
+	@scripts/install-deps containers
+	$(MAKE) -C selftests/e2e
+	scripts/vm-run --env KFDSIM_KO=$(CURDIR)/kfdsim.ko --out $(BUILD)/containers \
+		-- selftests/containers/run.sh
+
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
 	@if [ -f selftests/Makefile ]; then $(MAKE) -s -C selftests clean; fi
 	@$(MAKE) -s -C selftests/e2e clean
 	@$(MAKE) -s -C userspace-plugin clean
 	rm -rf $(LINT_TREE) $(BUILD)/demo $(CHECK_OUT) $(BUILD)/vm $(BUILD)/compat \
+		$(BUILD)/containers \
 		$(BUILD)/*.log
 
 distclean: clean

@@ -215,6 +215,11 @@ static int kfd_rst_check_devices(struct kfd_criu_rst *r)
 			return -EINVAL;
 		}
 		r->dev_pdd[i] = r->p->pdds[gpu->index];
+		if (r->dev_pdd[i]->hidden) {
+			rst_reject("device %u: GPU %u hidden by the device cgroup\n",
+				   i, b->actual_gpu_id);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

@@ -93,6 +93,7 @@ extern struct kfdsim_gpu *kfdsim_gpus[KFDSIM_MAX_GPUS];
 extern unsigned int kfdsim_num_gpus;
 struct kfdsim_gpu *kfdsim_gpu_by_id(u32 gpu_id);
 int kfdsim_gpu_render_minor(const struct kfdsim_gpu *gpu);
+int kfdsim_gpu_devcgroup_check(const struct kfdsim_gpu *gpu);
 bool kfdsim_is_render_file(const struct file *filp);
 
 /*
@@ -114,7 +115,11 @@ struct kfdsim_process;
  * @gpu: the device
  * @user_gpu_id: the gpu_id the process uses for @gpu (the device's own id,
  *               or after a restore the id on the checkpointed node; 0 hides
- *               the GPU from a restored process that did not use it)
+ *               the GPU from a restored process that did not use it,
+ *               and from a process whose device cgroup hides it)
+ * @hidden: the opener's device cgroup hid the GPU's render node when the
+ *          process was created (as upstream, which then creates no pdd):
+ *          the process never sees the GPU, not even through RESTORE
  * @drm_file: the render-node file bound by ACQUIRE_VM (a reference is held),
  *            NULL until then
  * @bo_idr: handle id -> struct kfdsim_bo, for BOs allocated on this GPU
@@ -143,6 +148,7 @@ struct kfdsim_pdd {
 	struct kfdsim_process *p;
 	struct kfdsim_gpu *gpu;
 	u32 user_gpu_id;
+	bool hidden;
 	struct file *drm_file;
 	struct idr bo_idr;
 	struct kfdsim_vm vm;

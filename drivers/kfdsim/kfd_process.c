@@ -35,7 +35,9 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
 		return NULL;
 	pdd->p = p;
 	pdd->gpu = gpu;
-	pdd->user_gpu_id = gpu->gpu_id;
+	/* amdkfd's kfd_init_apertures() skips GPUs the cgroup hides. */
+	pdd->hidden = kfdsim_gpu_devcgroup_check(gpu) != 0;
+	pdd->user_gpu_id = pdd->hidden ? 0 : gpu->gpu_id;
 	/* Handle ids start at 1 so a zeroed handle never names a BO. */
 	idr_init_base(&pdd->bo_idr, 1);
 	mutex_init(&pdd->doorbell_lock);
@@ -218,7 +220,7 @@ void kfd_process_reset(struct kfdsim_process *p)
 		if (!atomic_read(&pdd->doorbell_maps))
 			kfd_pdd_free_doorbells(pdd);
 		mutex_unlock(&pdd->doorbell_lock);
-		pdd->user_gpu_id = pdd->gpu->gpu_id;
+		pdd->user_gpu_id = pdd->hidden ? 0 : pdd->gpu->gpu_id;
 	}
 	p->evict_count = 0;
 	p->criu_restore_pending = false;

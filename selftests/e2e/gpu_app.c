@@ -271,7 +271,7 @@ static int count_nodes(void)
 static int discover(void)
 {
 	char path[256], buf[4096], *p;
-	int nodes, node, n = 0;
+	int nodes, node, ret, n = 0;
 	unsigned long id;
 
 	nodes = count_nodes();
@@ -279,15 +279,25 @@ static int discover(void)
 		app_fail("no KFD topology at %s: %s", TOPOLOGY,
 			 strerror(-nodes));
 	for (node = 0; node < nodes && n < MAX_GPUS; node++) {
+		/*
+		 * A GPU the device cgroup hides (a container's) answers
+		 * EPERM; the thunk skips it, and so do we.
+		 */
 		snprintf(path, sizeof(path), "%s/%d/gpu_id", TOPOLOGY, node);
-		if (read_text(path, buf, sizeof(buf)))
+		ret = read_text(path, buf, sizeof(buf));
+		if (ret == -EPERM)
+			continue;
+		if (ret)
 			app_fail("cannot read %s", path);
 		id = strtoul(buf, NULL, 10);
 		if (!id)
 			continue;
 		snprintf(path, sizeof(path), "%s/%d/properties", TOPOLOGY,
 			 node);
-		if (read_text(path, buf, sizeof(buf)))
+		ret = read_text(path, buf, sizeof(buf));
+		if (ret == -EPERM)
+			continue;
+		if (ret)
 			app_fail("cannot read %s", path);
 		p = strstr(buf, "drm_render_minor ");
 		if (!p)

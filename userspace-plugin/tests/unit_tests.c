@@ -123,6 +123,24 @@ static void make_topology(const char *root, const struct fake_gpu *g, int n)
 	}
 }
 
+/*
+ * The test binary is linked with --wrap=fopen: opening a path that
+ * contains @eperm_path fails with EPERM, as amdkfd's topology files of a
+ * GPU the device cgroup hides do (root cannot get that from a plain file).
+ */
+static const char *eperm_path;
+FILE *__real_fopen(const char *path, const char *mode);
+FILE *__wrap_fopen(const char *path, const char *mode);
+
+FILE *__wrap_fopen(const char *path, const char *mode)
+{
+	if (eperm_path && strstr(path, eperm_path)) {
+		errno = EPERM;
+		return NULL;
+	}
+	return __real_fopen(path, mode);
+}
+
 static int read_topology(const char *root, struct kp_topology *t)
 {
 	setenv(KP_TOPOLOGY_ENV, root, 1);
@@ -245,6 +263,38 @@ static void test_topology_read(void)
 	CHECK(kp_topology_by_id(t, 3333) == NULL);
 
 	snprintf(root, sizeof(root), "%s/none", tmpdir);
+	CHECK(read_topology(root, t) == -ENOENT);
+	unsetenv(KP_TOPOLOGY_ENV);
+	free(t);
+}
+
+/* GPUs hidden by the device cgroup are skipped, not an error. */
+static void test_topology_hidden(void)
+{
+	struct kp_topology *t = calloc(1, sizeof(*t));
+	char root[128];
+
+	snprintf(root, sizeof(root), "%s/topo", tmpdir);
+	make_topology(root, two, 2);
+	/* Node 1 hidden from its gpu_id on, as amdkfd does. */
+	eperm_path = "/nodes/1/";
+	CHECK(!read_topology(root, t));
+	CHECK(t->ngpus == 1);
+	CHECK(t->gpus[0].gpu_id == 2222 && t->gpus[0].node == 2);
+	CHECK(kp_topology_by_id(t, 1111) == NULL);
+	/* Only the properties refused: still skipped. */
+	eperm_path = "/nodes/2/properties";
+	CHECK(!read_topology(root, t));
+	CHECK(t->ngpus == 1 && t->gpus[0].gpu_id == 1111);
+	/* Every node hidden: no GPUs, no error. */
+	eperm_path = "/nodes/";
+	CHECK(!read_topology(root, t) && t->ngpus == 0);
+	eperm_path = NULL;
+	CHECK(!read_topology(root, t) && t->ngpus == 2);
+	/* Any other error still fails the read. */
+	snprintf(root, sizeof(root), "%s/topo/nodes/1/gpu_id", tmpdir);
+	CHECK(!unlink(root));
+	snprintf(root, sizeof(root), "%s/topo", tmpdir);
 	CHECK(read_topology(root, t) == -ENOENT);
 	unsetenv(KP_TOPOLOGY_ENV);
 	free(t);
@@ -1003,6 +1053,7 @@ int main(void)
 	test_parse();
 	test_checksum();
 	test_topology_read();
+	test_topology_hidden();
 	test_match();
 	test_names();
 	test_images();
