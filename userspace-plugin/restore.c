@@ -31,6 +31,7 @@
 #include "images.h"
 #include "kfd_dev.h"
 #include "plugin.h"
+#include "restore_workers.h"
 #include "util.h"
 
 /* A BO mapping to move: render node offset at checkpoint -> now. */
@@ -372,7 +373,10 @@ static int kp_add_kfd_vmas(const KfdProcess *p,
 	return 0;
 }
 
-/* Write the BO contents back, one thread per GPU. */
+/*
+ * Write the BO contents back: hand them to the workers in CRIU's master
+ * (restore_workers.c), or, in a serial restore, one thread per GPU here.
+ */
 static int kp_restore_contents(uint32_t id, const KfdProcess *p,
 			       const struct kfd_criu_bo_bucket *b)
 {
@@ -423,7 +427,9 @@ static int kp_restore_contents(uint32_t id, const KfdProcess *p,
 		if (j->nbos)
 			njobs++;
 	}
-	ret = kp_copy_run(jobs, njobs, kp_config.max_buffer);
+	ret = kp_rw_submit(id, jobs, njobs);
+	if (ret == -EAGAIN)
+		ret = kp_copy_run(jobs, njobs, kp_config.max_buffer);
 out:
 	free(jobs);
 	free(cbos);

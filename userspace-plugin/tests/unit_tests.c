@@ -2,8 +2,9 @@
 /*
  * Host unit tests of the kfd plugin's parts that need no GPU: option
  * parsing, the checksum, topology reading (from a fake sysfs tree) and GPU
- * matching, image records, and the contents copy engine (with memfds
- * standing in for dma-bufs).
+ * matching, image records, the contents copy engine (with memfds
+ * standing in for dma-bufs) and the parallel restore's hand-over to
+ * worker threads (a forked child plays the restored process).
  *
  *   make -C userspace-plugin check
  */
@@ -17,12 +18,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/kfd_ioctl.h>
 
 #include "bo_copy.h"
 #include "checksum.h"
 #include "images.h"
+#include "restore_workers.h"
 #include "topology.h"
 #include "util.h"
 
@@ -638,6 +641,130 @@ static void test_copy(void)
 	close(dirfd);
 }
 
+/* The open fds of this process. */
+static int count_fds(void)
+{
+	char path[64];
+	int n = 0, fd;
+
+	for (fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (!access(path, F_OK))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * A forked child (the restored process) hands @jobs over; returns what
+ * kp_rw_submit() returned there (as a negative errno), or 1000 if it did
+ * not exit normally. Sets *child to its pid.
+ */
+static int submit_in_child(struct kp_copy_job *jobs, unsigned int njobs,
+			   pid_t *child)
+{
+	int st;
+
+	*child = fork();
+	if (*child < 0)
+		return 1000;
+	if (!*child)
+		_exit(-kp_rw_submit(7, jobs, njobs) & 0xff);
+	if (waitpid(*child, &st, 0) != *child || !WIFEXITED(st))
+		return 1000;
+	return -WEXITSTATUS(st);
+}
+
+static void test_parallel_restore(void)
+{
+	size_t page = kp_page_size();
+	size_t sizes[3] = { 3 * page, 2 * page, page };
+	struct kp_copy_bo src[3], dst[3];
+	struct kp_copy_job jobs[2];
+	char dir[128];
+	int dirfd, fd, fds_before, i;
+	uint8_t byte;
+	pid_t child;
+
+	snprintf(dir, sizeof(dir), "%s/parallel", tmpdir);
+	mkdir(dir, 0755);
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	kp_set_image_dir(dirfd);
+	for (i = 0; i < 3; i++) {
+		src[i] = (struct kp_copy_bo){ .addr = 0x4000000 * (i + 1),
+					      .size = sizes[i],
+					      .dmabuf_fd = fake_bo(sizes[i], 3 * i) };
+		dst[i] = src[i];
+		dst[i].dmabuf_fd = fake_bo(sizes[i], 50 + i);
+	}
+	memset(jobs, 0, sizeof(jobs));
+	jobs[0] = (struct kp_copy_job){ .dir = KP_COPY_SAVE, .gpu_id = 1,
+					.nbos = 2, .bos = &src[0],
+					.no_sync = true };
+	jobs[1] = (struct kp_copy_job){ .dir = KP_COPY_SAVE, .gpu_id = 2,
+					.nbos = 1, .bos = &src[2],
+					.no_sync = true };
+	kp_name_pages(jobs[0].image, 7, 1);
+	kp_name_pages(jobs[1].image, 7, 2);
+	CHECK(!kp_copy_run(jobs, 2, 64 << 20));
+	for (i = 0; i < 3; i++)
+		dst[i].checksum = src[i].checksum;
+	jobs[0].dir = jobs[1].dir = KP_COPY_LOAD;
+	jobs[0].bos = &dst[0];
+	jobs[1].bos = &dst[2];
+
+	fds_before = count_fds();
+	/* Serial: no workers, the process copies itself. */
+	CHECK(!kp_rw_start(0, 64 << 20));
+	CHECK(submit_in_child(jobs, 2, &child) == -EAGAIN);
+	CHECK(!kp_rw_finish(child));
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	/* Two workers, a window of one page: the copies land in dst. */
+	CHECK(!kp_rw_start(2, 2 * page));
+	CHECK(count_fds() == fds_before + 3);	/* socket, stop pipe */
+	CHECK(!submit_in_child(jobs, 2, &child));
+	CHECK(!kp_rw_finish(child));
+	CHECK(strstr(kp_log_last(), "BO contents of 1 processes are in place"));
+	CHECK(!kp_rw_finish(child));		/* later pids: same answer */
+	for (i = 0; i < 3; i++)
+		CHECK(same_contents(src[i].dmabuf_fd, dst[i].dmabuf_fd,
+				    sizes[i]));
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	/*
+	 * A byte flipped in BO 1's part of the image: only the worker sees
+	 * it (by the checksum); the hand-over succeeded, finish fails.
+	 */
+	fd = openat(dirfd, jobs[0].image, O_RDWR | O_CLOEXEC);
+	CHECK(pread(fd, &byte, 1, 8 + sizes[0] + 5) == 1);
+	byte ^= 0x01;
+	CHECK(pwrite(fd, &byte, 1, 8 + sizes[0] + 5) == 1);
+	close(fd);
+	CHECK(!kp_rw_start(3, 64 << 20));
+	CHECK(!submit_in_child(jobs, 2, &child));
+	CHECK(kp_rw_finish(child) == -EIO);
+	CHECK(strstr(kp_log_last(), "1 of 1 processes' BO contents failed"));
+	CHECK(kp_rw_finish(child) == -EIO);
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	/* A restore that fails before any resume: exit stops everything. */
+	CHECK(!kp_rw_start(1, 64 << 20));
+	CHECK(!submit_in_child(&jobs[1], 1, &child));
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	for (i = 0; i < 3; i++) {
+		close(src[i].dmabuf_fd);
+		close(dst[i].dmabuf_fd);
+	}
+	kp_set_image_dir(AT_FDCWD);
+	close(dirfd);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -657,6 +784,7 @@ int main(void)
 	test_names();
 	test_images();
 	test_copy();
+	test_parallel_restore();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))
