@@ -245,14 +245,22 @@ static int kp_job_load(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 		kp_err("image %s is truncated: empty", j->image);
 		ret = -EIO;
 	}
+	if (j->slice_total)
+		want = j->slice_total;
 	if (!ret && have != want) {
 		kp_err("image %s is corrupt: it holds %" PRIu64 " bytes, the BOs of GPU %u need %" PRIu64,
 		       j->image, have, j->gpu_id, want);
 		ret = -EIO;
 	}
+	if (!ret && j->slice_skip &&
+	    lseek(img, (off_t)j->slice_skip, SEEK_CUR) < 0) {
+		ret = -errno;
+		kp_err("cannot read image %s: %s", j->image, strerror(-ret));
+	}
 	for (i = 0; !ret && i < j->nbos; i++)
 		ret = kp_copy_bo(j, img, &j->bos[i], ops, ctx);
-	if (!ret) {
+	/* Only the last slice checks the end of the image. */
+	if (!ret && j->slice_skip + kp_job_bytes(j) == want) {
 		n = kp_read_all(img, &extra, 1);
 		if (n != 0) {
 			kp_err("image %s is corrupt: data after the last BO",

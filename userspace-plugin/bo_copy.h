@@ -52,6 +52,13 @@ struct kp_copy_job {
 	bool no_sync;		/* tests: plain files, not dma-bufs */
 	enum kp_copy_mode mode;
 	uint32_t render_minor;	/* the GPU's render node here (SDMA) */
+	/*
+	 * Load a slice of the image (parallel restore): the image holds
+	 * @slice_total bytes of contents and this job's BOs start
+	 * @slice_skip bytes into them. 0 and 0: the whole image.
+	 */
+	uint64_t slice_skip;
+	uint64_t slice_total;
 
 	/* set by kp_copy_run() */
 	uint64_t window;

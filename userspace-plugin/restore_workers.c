@@ -70,6 +70,7 @@
 #define KP_RW_MAX_FDS	200		/* below SCM_MAX_FD (253) */
 #define KP_RW_MAX_BOS	(1u << 20)	/* what RESTORE takes at most */
 #define KP_RW_DEFAULT_MAX	8
+#define KP_MAX(a, b)		((a) > (b) ? (a) : (b))
 /* A peer that stops sending in the middle of a hand-over. */
 #define KP_RW_RECV_TIMEOUT_S	300
 
@@ -239,10 +240,63 @@ static double kp_rw_ms(const struct timespec *t0)
 	       (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/*
+ * Split each GPU's job of @b into up to @k slices of consecutive BOs with
+ * about the same bytes each, so that a process with one GPU keeps several
+ * threads busy too. Fills @out (KP_MAX_GPUS entries); returns the count.
+ */
+static unsigned int kp_rw_split(struct kp_rw_batch *b, unsigned int k,
+				struct kp_copy_job *out)
+{
+	unsigned int i, n = 0, s, slices, first, end;
+	uint64_t total, skip, acc;
+	struct kp_copy_job *j;
+
+	for (i = 0; i < b->njobs; i++) {
+		j = &b->jobs[i];
+		slices = KP_MIN(k, j->nbos);
+		/* leave room for one entry per remaining job */
+		slices = KP_MIN(slices, KP_MAX_GPUS - n - (b->njobs - 1 - i));
+		out[n] = *j;
+		if (slices <= 1) {
+			n++;
+			continue;
+		}
+		for (total = 0, end = 0; end < j->nbos; end++)
+			total += j->bos[end].size;
+		first = 0;
+		skip = 0;
+		for (s = 0; s < slices; s++) {
+			acc = skip;
+			end = first;
+			/* at least one BO, and one left for each later slice */
+			do
+				acc += j->bos[end++].size;
+			while (end < j->nbos - (slices - 1 - s) &&
+			       acc < total / slices * (s + 1));
+			if (s == slices - 1) {
+				for (; end < j->nbos; end++)
+					acc += j->bos[end].size;
+			}
+			out[n] = *j;
+			out[n].bos = &j->bos[first];
+			out[n].nbos = end - first;
+			out[n].slice_skip = skip;
+			out[n].slice_total = total;
+			n++;
+			skip = acc;
+			first = end;
+		}
+	}
+	return n;
+}
+
 static void *kp_rw_worker(void *arg)
 {
+	struct kp_copy_job jobs[KP_MAX_GPUS];
 	struct kp_rw_batch *b;
 	struct timespec t0;
+	unsigned int n;
 	int ret;
 
 	(void)arg;
@@ -262,14 +316,15 @@ static void *kp_rw_worker(void *arg)
 		}
 		pthread_mutex_unlock(&rw.lock);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ret = kp_copy_run(b->jobs, b->njobs, rw.window);
+		n = kp_rw_split(b, KP_MAX(rw.nworkers / b->njobs, 1u), jobs);
+		ret = kp_copy_run(jobs, n, rw.window);
 		if (ret)
 			kp_err("restore worker: the BO contents of process %d (kfd-%u.img) failed: %s",
 			       (int)b->pid, b->image_id, strerror(-ret));
 		else
-			kp_info("restore worker: process %d (kfd-%u.img): %u BOs on %u GPUs restored in %.1f ms",
+			kp_info("restore worker: process %d (kfd-%u.img): %u BOs on %u GPUs restored in %.1f ms, %u threads",
 				(int)b->pid, b->image_id, b->nbos, b->njobs,
-				kp_rw_ms(&t0));
+				kp_rw_ms(&t0), n);
 		pthread_mutex_lock(&rw.lock);
 		kp_rw_record(b, ret);
 	}

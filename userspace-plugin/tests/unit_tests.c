@@ -735,8 +735,26 @@ static void test_parallel_restore(void)
 	CHECK(count_fds() == fds_before);
 
 	/*
+	 * Four workers, one GPU's job of two BOs: split into two slices
+	 * (each reads its part of the image), same contents.
+	 */
+	for (i = 0; i < 2; i++) {
+		close(dst[i].dmabuf_fd);
+		dst[i].dmabuf_fd = fake_bo(sizes[i], 90 + i);
+	}
+	CHECK(!kp_rw_start(4, 64 << 20));
+	CHECK(!submit_in_child(jobs, 1, &child));
+	CHECK(!kp_rw_finish(child));
+	for (i = 0; i < 2; i++)
+		CHECK(same_contents(src[i].dmabuf_fd, dst[i].dmabuf_fd,
+				    sizes[i]));
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	/*
 	 * A byte flipped in BO 1's part of the image: only the worker sees
-	 * it (by the checksum); the hand-over succeeded, finish fails.
+	 * it (by the checksum); the hand-over succeeded, finish fails. Then
+	 * the same with the job in two slices (BO 1 is the second).
 	 */
 	fd = openat(dirfd, jobs[0].image, O_RDWR | O_CLOEXEC);
 	CHECK(pread(fd, &byte, 1, 8 + sizes[0] + 5) == 1);
@@ -747,6 +765,11 @@ static void test_parallel_restore(void)
 	CHECK(!submit_in_child(jobs, 2, &child));
 	CHECK(kp_rw_finish(child) == -EIO);
 	CHECK(strstr(kp_log_last(), "1 of 1 processes' BO contents failed"));
+	CHECK(kp_rw_finish(child) == -EIO);
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+	CHECK(!kp_rw_start(4, 64 << 20));
+	CHECK(!submit_in_child(jobs, 1, &child));
 	CHECK(kp_rw_finish(child) == -EIO);
 	kp_rw_stop();
 	CHECK(count_fds() == fds_before);
