@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -71,6 +72,8 @@
 #define KP_RW_MAX_BOS	(1u << 20)	/* what RESTORE takes at most */
 #define KP_RW_DEFAULT_MAX	8
 #define KP_MAX(a, b)		((a) > (b) ? (a) : (b))
+/* Fds the master's table holds before the workers start (10k BOs fit). */
+#define KP_RW_FD_TABLE		32768
 /* A peer that stops sending in the middle of a hand-over. */
 #define KP_RW_RECV_TIMEOUT_S	300
 
@@ -575,6 +578,29 @@ static void kp_rw_close_master_fds(void)
 	rw.lsk = rw.stop[0] = rw.stop[1] = -1;
 }
 
+/*
+ * The master receives one fd per BO. Once the workers run, its fd table
+ * is shared, and the kernel then waits for an RCU grace period at every
+ * doubling of the table (fs/file.c, expand_fdtable()), which takes long
+ * on a busy machine. Grow it once now, while the master is still
+ * single-threaded, to KP_RW_FD_TABLE fds (or the fd limit): a dup at
+ * that number (F_DUPFD never replaces an open fd), closed at once.
+ */
+static void kp_rw_grow_fd_table(int fd)
+{
+	struct rlimit rl;
+	rlim_t want = KP_RW_FD_TABLE;
+	int hi;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < want)
+		want = rl.rlim_cur;
+	if (want < 2)
+		return;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)(want - 1));
+	if (hi >= 0)
+		close(hi);
+}
+
 int kp_rw_start(unsigned int threads, uint64_t max_buffer)
 {
 	uint64_t page = kp_page_size(), rnd = 0;
@@ -613,6 +639,7 @@ int kp_rw_start(unsigned int threads, uint64_t max_buffer)
 	rw.nbatches = rw.nfailed = 0;
 	rw.nworkers = 0;
 
+	kp_rw_grow_fd_table(rw.lsk);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	ret = -pthread_create(&rw.receiver, NULL, kp_rw_receiver, NULL);
