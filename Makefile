@@ -162,12 +162,16 @@ check:
 # The same suite under a debug kernel (KASAN, lockdep, kmemleak, UBSAN, ...)
 # built once per machine by scripts/debug-kernel and cached outside the
 # clone. Opt-in: the first build takes about 30 minutes on 2 cores.
-CHECK_DEBUG_TIMEOUT ?= 5400
+# The tests' own time limits (hang guards) are multiplied by
+# CHECK_DEBUG_SCALE there.
+CHECK_DEBUG_TIMEOUT ?= 7200
+CHECK_DEBUG_SCALE ?= 4
 check-debug:
 	@scripts/install-deps
 	@kver=$$(scripts/debug-kernel | tail -n 1) && \
 		$(MAKE) --no-print-directory check KVER=$$kver \
-			CHECK_TIMEOUT=$(CHECK_DEBUG_TIMEOUT)
+			CHECK_TIMEOUT=$(CHECK_DEBUG_TIMEOUT) \
+			CHECK_ENV="KFDSIM_TIMEOUT_SCALE=$(CHECK_DEBUG_SCALE) $(CHECK_ENV)"
 
 $(DEMO): scripts/demo-memory.c include/uapi/linux/kfd_ioctl.h
 	@mkdir -p $(@D)

@@ -33,6 +33,9 @@
 #                        allocate and zero all of it, a few seconds under
 #                        TCG)
 #   KFDSIM_TEST_TIMEOUT  seconds per test binary (default 900)
+#   KFDSIM_TIMEOUT_SCALE multiply every time limit (the binaries' and each
+#                        test's hang guard) by this whole number: make
+#                        check-debug sets it for the slow debug kernel
 
 set -u
 

@@ -810,8 +810,14 @@ int kp_rw_submit(uint32_t image_id, const struct kp_copy_job *jobs,
 
 	if (!rw.started || rw.master == getpid())
 		return -EAGAIN;
-	for (i = 0; i < njobs; i++)
+	for (i = 0; i < njobs; i++) {
+		/* The hand-over has no chunk kinds, sums or parent chain. */
+		if (jobs[i].chunk && jobs[i].nbos) {
+			kp_info("chunked image: restoring the BO contents in this process");
+			return -EAGAIN;
+		}
 		nbos += jobs[i].nbos;
+	}
 	if (!nbos)
 		return 0;
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);

@@ -35,8 +35,9 @@ int kp_rw_start(unsigned int threads, uint64_t max_buffer);
  * A restored process (RESTORE_EXT_FILE): hand the load jobs @jobs to the
  * master's workers. 0 once they have every BO (the caller closes its
  * dma-buf fds, the master holds its own); -EAGAIN when there are no
- * workers (serial restore, or they cannot be reached: the caller copies
- * itself); another -errno on failure.
+ * workers (serial restore, they cannot be reached, or the image is
+ * chunked (version 2): the caller copies itself); another -errno on
+ * failure.
  */
 int kp_rw_submit(uint32_t image_id, const struct kp_copy_job *jobs,
 		 unsigned int njobs);

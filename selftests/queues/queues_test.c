@@ -86,16 +86,6 @@ static int counters_changed(const struct kt_props *base, char *msg,
 	return kt_counters_diff(base, &now, msg, len);
 }
 
-static long long counter(const char *name)
-{
-	struct kt_props c;
-	char err[256];
-
-	if (kt_counters(&c, err, sizeof(err)))
-		return -1;
-	return kt_counter(&c, name);
-}
-
 TEST_F(q, create_destroy_every_type_every_gpu)
 {
 	static const uint32_t types[] = { AQL, SDMA, XGMI };
@@ -126,7 +116,7 @@ TEST_F(q, create_destroy_every_type_every_gpu)
 			EXPECT_EQ(0, qi.evicted);
 		}
 	}
-	EXPECT_EQ(n, counter("queues") - kt_counter(&self->base, "queues"));
+	EXPECT_EQ(n, kt_counter_delta(&self->base, "queues"));
 	EXPECT_EQ(n, kg_qcount(getpid()));
 	/* Ids are process-wide and distinct; doorbells distinct per GPU. */
 	for (g = 0; g < self->rt.e.ngpus; g++) {
@@ -149,7 +139,7 @@ TEST_F(q, create_destroy_every_type_every_gpu)
 		for (t = 0; t < 3; t++)
 			EXPECT_EQ(0, kg_queue_free(&qs[g][t]));
 	EXPECT_EQ(0, kg_qcount(getpid()));
-	EXPECT_EQ(0, counter("queues") - kt_counter(&self->base, "queues"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "queues"));
 }
 
 /* Ids and doorbell slots are reused; a reused slot starts at zero. */
@@ -353,8 +343,7 @@ TEST_F(q, queue_limits_per_gpu)
 		EXPECT_EQ(-ENOMEM, create(self->kfd, &a));
 		a.queue_type = AQL;
 		EXPECT_EQ(-ENOMEM, create(self->kfd, &a));
-		EXPECT_EQ(40, counter("queues") -
-			  kt_counter(&self->base, "queues"));
+		EXPECT_EQ(40, kt_counter_delta(&self->base, "queues"));
 		/* One freed AQL slot is usable again, and only one. */
 		EXPECT_EQ(0, destroy(self->kfd, ids[3]));
 		ASSERT_EQ(0, create(self->kfd, &a));
@@ -362,8 +351,7 @@ TEST_F(q, queue_limits_per_gpu)
 		EXPECT_EQ(-ENOMEM, create(self->kfd, &a));
 		for (i = 0; i < n; i++)
 			EXPECT_EQ(0, destroy(self->kfd, ids[i]));
-		EXPECT_EQ(0, counter("queues") -
-			  kt_counter(&self->base, "queues"));
+		EXPECT_EQ(0, kt_counter_delta(&self->base, "queues"));
 	}
 }
 
@@ -509,7 +497,7 @@ TEST_F_TIMEOUT(q, destroy_while_running_long_kernel, 120)
 	kg_sleep_ms(300);
 	EXPECT_EQ(0, memcmp(snap, p, 4 * n)) TH_LOG("the buffer still changes");
 	EXPECT_EQ(0, kg_queue_rptr(&q));
-	EXPECT_EQ(0, counter("queues") - kt_counter(&self->base, "queues"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "queues"));
 	kg_bo_free(&self->rt, &q.ctl);
 	kg_bo_free(&self->rt, &q.ring);
 	q.rt = NULL;
