@@ -378,8 +378,7 @@ static int kp_add_kfd_vmas(const KfdProcess *p,
  * Write the BO contents back: hand them to the workers in CRIU's master
  * (restore_workers.c), or, in a serial restore, one thread per GPU here.
  * An incremental image's parent images are opened and checked first
- * (kp_chain_open()). Chunked (version 2) images are restored serially
- * (kp_rw_submit()).
+ * (kp_chain_open()); the workers open it again from the image.
  */
 static int kp_restore_contents(uint32_t id, const char *name,
 			       const KfdProcess *p,

@@ -62,6 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chain.h"
 #include "images.h"
 #include "restore_workers.h"
 #include "topology.h"
@@ -84,6 +85,7 @@ enum kp_rw_type {
 };
 
 #define KP_RW_JOB_NO_SYNC	1u	/* plain files, not dma-bufs (tests) */
+#define KP_RW_JOB_CHUNKED	2u	/* the master reads the image */
 
 struct kp_rw_hdr {
 	uint32_t magic;
@@ -137,6 +139,11 @@ struct kp_rw_batch {
 	int ret;
 	struct kp_copy_job jobs[KP_MAX_GPUS];
 	unsigned int want[KP_MAX_GPUS];	/* BOs each JOB announced */
+	/* a chunked image, read by the master (kp_rw_read_image()) */
+	bool chunked;
+	KfdHeader *h;
+	KfdProcess *p;
+	struct kp_chain *chain;
 };
 
 static struct {
@@ -198,6 +205,18 @@ unsigned int kp_rw_threads_from_env(void)
 
 /* ---- the master ---- */
 
+static void kp_rw_free_image(struct kp_rw_batch *b)
+{
+	kp_chain_free(b->chain);
+	b->chain = NULL;
+	if (b->p)
+		kfd_process__free_unpacked(b->p, NULL);
+	b->p = NULL;
+	if (b->h)
+		kfd_header__free_unpacked(b->h, NULL);
+	b->h = NULL;
+}
+
 static void kp_rw_free_batch(struct kp_rw_batch *b)
 {
 	unsigned int i, k;
@@ -208,6 +227,7 @@ static void kp_rw_free_batch(struct kp_rw_batch *b)
 				close(b->jobs[i].bos[k].dmabuf_fd);
 		free(b->jobs[i].bos);
 	}
+	kp_rw_free_image(b);
 	free(b);
 }
 
@@ -223,6 +243,7 @@ static void kp_rw_record(struct kp_rw_batch *b, int ret)
 			b->jobs[i].bos[k].dmabuf_fd = -1;
 		}
 	}
+	kp_rw_free_image(b);
 	b->ret = ret;
 	b->next = rw.done;
 	rw.done = b;
@@ -243,6 +264,72 @@ static double kp_rw_ms(const struct timespec *t0)
 	       (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/* Bytes of BO @k of @j in the pages image: stored chunks only. */
+static uint64_t kp_rw_image_bytes(const struct kp_copy_job *j, unsigned int k)
+{
+	return j->chunk ? j->bos[k].stored : j->bos[k].size;
+}
+
+/*
+ * The hand-over of a chunked image carries no chunk kinds, sums or
+ * parent chain: read them from the process's image in criu's images dir
+ * (and its parents, kp_chain_open(), every link checked), and check that
+ * the BOs handed over are the image's BOs with contents, in its order.
+ * 0 or -errno with an error logged.
+ */
+static int kp_rw_read_image(struct kp_rw_batch *b)
+{
+	char name[KP_NAME_LEN];
+	struct kp_copy_job *j = NULL;
+	struct kp_copy_bo *bo;
+	const KfdBo *pb;
+	unsigned int i, k;
+	size_t n;
+	int img, ret;
+
+	kp_name_kfd(name, b->image_id);
+	img = kp_img_open(name);
+	if (img < 0) {
+		kp_err("image %s is missing: %s", name, strerror(-img));
+		return img;
+	}
+	b->h = kp_read_header(img, name);
+	b->p = b->h ? kp_read_process(img, name, b->h) : NULL;
+	close(img);
+	if (!b->p)
+		return -EIO;
+	ret = kp_chain_open(kp_image_dir(), name, b->p, &b->chain);
+	if (ret)
+		return ret;
+	for (i = 0; i < b->njobs; i++) {
+		j = &b->jobs[i];
+		j->chunk = kp_chunked(b->p) ? b->p->chunk_size : 0;
+		for (k = 0, n = 0; n < b->p->n_bos; n++) {
+			pb = b->p->bos[n];
+			if (pb->gpu_id != j->gpu_id || !pb->has_contents)
+				continue;
+			bo = k < j->nbos ? &j->bos[k++] : NULL;
+			if (!bo || bo->addr != pb->addr ||
+			    bo->size != pb->size || bo->checksum != pb->checksum)
+				goto mismatch;
+			bo->stored = kp_bo_stored(b->p, pb);
+			if (!j->chunk)
+				continue;
+			bo->kinds = pb->chunks.data;
+			bo->sums = pb->chunk_sums;
+			bo->chain = b->chain;
+			bo->chain_bo = pb->parent_bo;
+		}
+		if (k != j->nbos)
+			goto mismatch;
+	}
+	return 0;
+mismatch:
+	kp_err("restore workers: process %d handed over BOs of GPU %u that are not those of %s",
+	       (int)b->pid, j->gpu_id, name);
+	return -EPROTO;
+}
+
 /*
  * Split each GPU's job of @b into up to @k slices of consecutive BOs with
  * about the same bytes each, so that a process with one GPU keeps several
@@ -252,7 +339,7 @@ static unsigned int kp_rw_split(struct kp_rw_batch *b, unsigned int k,
 				struct kp_copy_job *out)
 {
 	unsigned int i, n = 0, s, slices, first, end;
-	uint64_t total, skip, acc;
+	uint64_t total, itotal, skip, acc;
 	struct kp_copy_job *j;
 
 	for (i = 0; i < b->njobs; i++) {
@@ -265,30 +352,30 @@ static unsigned int kp_rw_split(struct kp_rw_batch *b, unsigned int k,
 			n++;
 			continue;
 		}
-		for (total = 0, end = 0; end < j->nbos; end++)
+		for (total = 0, itotal = 0, end = 0; end < j->nbos; end++) {
 			total += j->bos[end].size;
+			itotal += kp_rw_image_bytes(j, end);
+		}
 		first = 0;
+		acc = 0;
 		skip = 0;
 		for (s = 0; s < slices; s++) {
-			acc = skip;
-			end = first;
 			/* at least one BO, and one left for each later slice */
+			end = first;
 			do
 				acc += j->bos[end++].size;
 			while (end < j->nbos - (slices - 1 - s) &&
 			       acc < total / slices * (s + 1));
-			if (s == slices - 1) {
-				for (; end < j->nbos; end++)
-					acc += j->bos[end].size;
-			}
+			if (s == slices - 1)
+				end = j->nbos;
 			out[n] = *j;
 			out[n].bos = &j->bos[first];
 			out[n].nbos = end - first;
 			out[n].slice_skip = skip;
-			out[n].slice_total = total;
+			out[n].slice_total = itotal;
 			n++;
-			skip = acc;
-			first = end;
+			for (; first < end; first++)
+				skip += kp_rw_image_bytes(j, first);
 		}
 	}
 	return n;
@@ -319,8 +406,13 @@ static void *kp_rw_worker(void *arg)
 		}
 		pthread_mutex_unlock(&rw.lock);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		n = kp_rw_split(b, KP_MAX(rw.nworkers / b->njobs, 1u), jobs);
-		ret = kp_copy_run(jobs, n, rw.window);
+		n = 0;
+		ret = b->chunked ? kp_rw_read_image(b) : 0;
+		if (!ret) {
+			n = kp_rw_split(b, KP_MAX(rw.nworkers / b->njobs, 1u),
+					jobs);
+			ret = kp_copy_run(jobs, n, rw.window);
+		}
 		if (ret)
 			kp_err("restore worker: the BO contents of process %d (kfd-%u.img) failed: %s",
 			       (int)b->pid, b->image_id, strerror(-ret));
@@ -393,10 +485,12 @@ static int kp_rw_take_job(struct kp_rw_batch *b, const struct kp_rw_job_msg *m)
 	unsigned int k;
 
 	if (b->njobs == KP_MAX_GPUS || !m->nbos || m->nbos > KP_RW_MAX_BOS ||
-	    m->mode > KP_COPY_SDMA || (m->flags & ~KP_RW_JOB_NO_SYNC) ||
+	    m->mode > KP_COPY_SDMA ||
+	    (m->flags & ~(KP_RW_JOB_NO_SYNC | KP_RW_JOB_CHUNKED)) ||
 	    m->pad || strnlen(m->image, KP_NAME_LEN) == KP_NAME_LEN ||
 	    !kp_parse_name_pages(m->image, &id, &gpu) ||
-	    (b->njobs && id != b->image_id))
+	    (b->njobs && id != b->image_id) ||
+	    (b->njobs && b->chunked != !!(m->flags & KP_RW_JOB_CHUNKED)))
 		return -EPROTO;
 	b->image_id = id;
 	j = &b->jobs[b->njobs];
@@ -411,6 +505,7 @@ static int kp_rw_take_job(struct kp_rw_batch *b, const struct kp_rw_job_msg *m)
 	j->render_minor = m->render_minor;
 	j->mode = (enum kp_copy_mode)m->mode;
 	j->no_sync = m->flags & KP_RW_JOB_NO_SYNC;
+	b->chunked = m->flags & KP_RW_JOB_CHUNKED;
 	j->nbos = 0;		/* the BOs received so far */
 	b->want[b->njobs++] = m->nbos;
 	return 0;
@@ -771,7 +866,8 @@ static int kp_rw_send_job(int s, const struct kp_copy_job *j,
 		.gpu_id = j->gpu_id,
 		.render_minor = j->render_minor,
 		.mode = (uint32_t)j->mode,
-		.flags = j->no_sync ? KP_RW_JOB_NO_SYNC : 0,
+		.flags = (j->no_sync ? KP_RW_JOB_NO_SYNC : 0) |
+			 (j->chunk ? KP_RW_JOB_CHUNKED : 0),
 		.nbos = j->nbos,
 	};
 	int fds[KP_RW_MAX_FDS];
@@ -810,14 +906,8 @@ int kp_rw_submit(uint32_t image_id, const struct kp_copy_job *jobs,
 
 	if (!rw.started || rw.master == getpid())
 		return -EAGAIN;
-	for (i = 0; i < njobs; i++) {
-		/* The hand-over has no chunk kinds, sums or parent chain. */
-		if (jobs[i].chunk && jobs[i].nbos) {
-			kp_info("chunked image: restoring the BO contents in this process");
-			return -EAGAIN;
-		}
+	for (i = 0; i < njobs; i++)
 		nbos += jobs[i].nbos;
-	}
 	if (!nbos)
 		return 0;
 	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);

@@ -682,12 +682,13 @@ static int count_fds(void)
 }
 
 /*
- * A forked child (the restored process) hands @jobs over; returns what
+ * A forked child (the restored process) hands @jobs of image @id over
+ * (the pages images of kfd-@id.img); returns what
  * kp_rw_submit() returned there (as a negative errno), or 1000 if it did
  * not exit normally. Sets *child to its pid.
  */
-static int submit_in_child(struct kp_copy_job *jobs, unsigned int njobs,
-			   pid_t *child)
+static int submit_in_child(uint32_t id, struct kp_copy_job *jobs,
+			   unsigned int njobs, pid_t *child)
 {
 	int st;
 
@@ -695,7 +696,7 @@ static int submit_in_child(struct kp_copy_job *jobs, unsigned int njobs,
 	if (*child < 0)
 		return 1000;
 	if (!*child)
-		_exit(-kp_rw_submit(7, jobs, njobs) & 0xff);
+		_exit(-kp_rw_submit(id, jobs, njobs) & 0xff);
 	if (waitpid(*child, &st, 0) != *child || !WIFEXITED(st))
 		return 1000;
 	return -WEXITSTATUS(st);
@@ -742,7 +743,7 @@ static void test_parallel_restore(void)
 	fds_before = count_fds();
 	/* Serial: no workers, the process copies itself. */
 	CHECK(!kp_rw_start(0, 64 << 20));
-	CHECK(submit_in_child(jobs, 2, &child) == -EAGAIN);
+	CHECK(submit_in_child(7, jobs, 2, &child) == -EAGAIN);
 	CHECK(!kp_rw_finish(child));
 	kp_rw_stop();
 	CHECK(count_fds() == fds_before);
@@ -750,7 +751,7 @@ static void test_parallel_restore(void)
 	/* Two workers, a window of one page: the copies land in dst. */
 	CHECK(!kp_rw_start(2, 2 * page));
 	CHECK(count_fds() == fds_before + 3);	/* socket, stop pipe */
-	CHECK(!submit_in_child(jobs, 2, &child));
+	CHECK(!submit_in_child(7, jobs, 2, &child));
 	CHECK(!kp_rw_finish(child));
 	CHECK(strstr(kp_log_last(), "BO contents of 1 processes are in place"));
 	CHECK(!kp_rw_finish(child));		/* later pids: same answer */
@@ -769,7 +770,7 @@ static void test_parallel_restore(void)
 		dst[i].dmabuf_fd = fake_bo(sizes[i], 90 + i);
 	}
 	CHECK(!kp_rw_start(4, 64 << 20));
-	CHECK(!submit_in_child(jobs, 1, &child));
+	CHECK(!submit_in_child(7, jobs, 1, &child));
 	CHECK(!kp_rw_finish(child));
 	for (i = 0; i < 2; i++)
 		CHECK(same_contents(src[i].dmabuf_fd, dst[i].dmabuf_fd,
@@ -788,21 +789,21 @@ static void test_parallel_restore(void)
 	CHECK(pwrite(fd, &byte, 1, 8 + sizes[0] + 5) == 1);
 	close(fd);
 	CHECK(!kp_rw_start(3, 64 << 20));
-	CHECK(!submit_in_child(jobs, 2, &child));
+	CHECK(!submit_in_child(7, jobs, 2, &child));
 	CHECK(kp_rw_finish(child) == -EIO);
 	CHECK(strstr(kp_log_last(), "1 of 1 processes' BO contents failed"));
 	CHECK(kp_rw_finish(child) == -EIO);
 	kp_rw_stop();
 	CHECK(count_fds() == fds_before);
 	CHECK(!kp_rw_start(4, 64 << 20));
-	CHECK(!submit_in_child(jobs, 1, &child));
+	CHECK(!submit_in_child(7, jobs, 1, &child));
 	CHECK(kp_rw_finish(child) == -EIO);
 	kp_rw_stop();
 	CHECK(count_fds() == fds_before);
 
 	/* A restore that fails before any resume: exit stops everything. */
 	CHECK(!kp_rw_start(1, 64 << 20));
-	CHECK(!submit_in_child(&jobs[1], 1, &child));
+	CHECK(!submit_in_child(7, &jobs[1], 1, &child));
 	kp_rw_stop();
 	CHECK(count_fds() == fds_before);
 
@@ -994,6 +995,54 @@ out:
 	return ret;
 }
 
+/*
+ * The same through the parallel restore's workers: the restored process
+ * hands over only the BO and its fd; the workers read the chunk map and
+ * the chain from the image in @dirfd. 0 and the same as @src.
+ */
+static int restore_chunked_parallel(int dirfd, int src)
+{
+	struct kp_copy_bo bo = { .addr = BO_VA, .size = NCH * CH };
+	struct kp_copy_job j = {
+		.dir = KP_COPY_LOAD, .gpu_id = 1111, .nbos = 1, .bos = &bo,
+		.no_sync = true, .chunk = CH,
+	};
+	KfdHeader *h = NULL;
+	KfdProcess *p = NULL;
+	pid_t child;
+	int img, ret;
+
+	kp_set_image_dir(dirfd);
+	img = kp_img_open("kfd-1.img");
+	h = img < 0 ? NULL : kp_read_header(img, "kfd-1.img");
+	p = h ? kp_read_process(img, "kfd-1.img", h) : NULL;
+	if (img >= 0)
+		close(img);
+	if (!p) {
+		ret = -EIO;
+		goto out;
+	}
+	bo.checksum = p->bos[0]->checksum;
+	bo.dmabuf_fd = dirty_bo(NCH * CH);
+	kp_name_pages(j.image, 1, 1111);
+	ret = kp_rw_start(3, 64 << 20);
+	if (!ret) {
+		ret = submit_in_child(1, &j, 1, &child);
+		if (!ret)
+			ret = kp_rw_finish(child);
+		kp_rw_stop();
+	}
+	if (!ret && !same_contents(src, bo.dmabuf_fd, NCH * CH))
+		ret = -EBADMSG;
+	close(bo.dmabuf_fd);
+out:
+	if (p)
+		kfd_process__free_unpacked(p, NULL);
+	if (h)
+		kfd_header__free_unpacked(h, NULL);
+	return ret;
+}
+
 static uint64_t file_size(int dirfd, const char *name)
 {
 	struct stat st;
@@ -1078,10 +1127,13 @@ static void test_sparse_incremental(void)
 	write_chunked_image(d3, 333, &c3, 222, 1);
 	/* Chunk 2 lives in dump 2, the rest in dump 3 or nowhere. */
 	CHECK(!restore_chunked(d3, src));
+	CHECK(!restore_chunked_parallel(d3, src));
+	CHECK(strstr(kp_log_last(), "BO contents of 1 processes are in place"));
 	/* Dump 2 still restores to what it saved: chunk 4 of dump 1. */
 	put_chunk(src, 4, 0x44);
 	put_chunk(src, 1, 0x11);
 	CHECK(!restore_chunked(d2, src));
+	CHECK(!restore_chunked_parallel(d2, src));
 	put_chunk(src, 4, 0x55);
 	put_chunk(src, 1, 0);
 
@@ -1093,6 +1145,9 @@ static void test_sparse_incremental(void)
 	CHECK(restore_chunked(d2, src) == -EIO);
 	CHECK(strstr(kp_log_last(), "checksum mismatch"));
 	CHECK(strstr(kp_log_last(), "from the parent image parent/parent/kfd-1.img"));
+	/* The workers check the parent's chunks too. */
+	CHECK(restore_chunked_parallel(d2, src) == -EIO);
+	CHECK(strstr(kp_log_last(), "1 of 1 processes' BO contents failed"));
 	/* Dump 3 does not need that chunk (it is zero there now). */
 	CHECK(!restore_chunked(d3, src));
 	byte ^= 0x01;
