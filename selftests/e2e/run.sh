@@ -173,7 +173,7 @@ app_args=(-s "$steps" -k "$dispatches" -n "$size" --odd-bos)
 run_limit=${KFDSIM_E2E_RUN_LIMIT:-300}
 case ${KFDSIM_TIMEOUT_SCALE:-1} in
 '' | *[!0-9]*) ;;
-*) run_limit=$((run_limit * KFDSIM_TIMEOUT_SCALE)) ;;
+*) run_limit=$((run_limit * ${KFDSIM_TIMEOUT_SCALE:-1})) ;;
 esac
 
 dbg=/sys/kernel/debug/kfdsim
