@@ -315,6 +315,17 @@ static uint64_t kp_job_bytes(const struct kp_copy_job *j)
 	return total;
 }
 
+/* Bytes of the job's BOs in the pages image (load; stored if chunked). */
+static uint64_t kp_job_image_bytes(const struct kp_copy_job *j)
+{
+	uint64_t total = 0;
+	unsigned int i;
+
+	for (i = 0; i < j->nbos; i++)
+		total += j->chunk ? j->bos[i].stored : j->bos[i].size;
+	return total;
+}
+
 static int kp_job_save(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 		       void *ctx)
 {
@@ -353,20 +364,30 @@ static int kp_job_load(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 	}
 	ret = j->chunk ? 0 :
 	      kp_record_read_len(img, j->image, UINT64_MAX, &have);
-	if (j->chunk)
-		have = want;
 	if (ret == -ENODATA) {
 		kp_err("image %s is truncated: empty", j->image);
 		ret = -EIO;
 	}
+	if (j->slice_total)
+		want = j->slice_total;
+	/* Chunked: no length; each chunk read checks there is enough. */
+	if (j->chunk)
+		have = want;
 	if (!ret && have != want) {
 		kp_err("image %s is corrupt: it holds %" PRIu64 " bytes, the BOs of GPU %u need %" PRIu64,
 		       j->image, have, j->gpu_id, want);
 		ret = -EIO;
 	}
+	if (!ret && j->slice_skip &&
+	    lseek(img, (off_t)j->slice_skip, SEEK_CUR) < 0) {
+		ret = -errno;
+		kp_err("cannot read image %s: %s", j->image, strerror(-ret));
+	}
 	for (i = 0; !ret && i < j->nbos; i++)
 		ret = kp_copy_bo(j, img, &j->bos[i], ops, ctx);
-	if (!ret) {
+	/* Only the last slice checks the end of the image. */
+	if (!ret && (!j->slice_total ||
+		     j->slice_skip + kp_job_image_bytes(j) == want)) {
 		n = kp_read_all(img, &extra, 1);
 		if (n != 0) {
 			kp_err("image %s is corrupt: data after the last BO",

@@ -38,7 +38,7 @@ struct kp_copy_bo {
 	const uint64_t *base;	/* save: the parent's sums, or NULL */
 	const struct kp_chain *chain;	/* load: where PARENT chunks are */
 	uint32_t chain_bo;	/* load: this BO's index there */
-	uint64_t stored;	/* save: bytes written to the image */
+	uint64_t stored;	/* save: bytes written; sliced load: to read */
 };
 
 enum kp_copy_mode {
@@ -61,6 +61,14 @@ struct kp_copy_job {
 	bool no_sync;		/* tests: plain files, not dma-bufs */
 	enum kp_copy_mode mode;
 	uint32_t render_minor;	/* the GPU's render node here (SDMA) */
+	/*
+	 * Load a slice of the image (parallel restore): the image holds
+	 * @slice_total bytes of contents and this job's BOs start
+	 * @slice_skip bytes into them (chunked: stored chunks only, each
+	 * BO's @stored set). 0 and 0: the whole image.
+	 */
+	uint64_t slice_skip;
+	uint64_t slice_total;
 	/*
 	 * Bytes per chunk, 0 for version 1 images (every byte stored, after
 	 * a length). Chunked: zero chunks are not stored (save) and written

@@ -8,6 +8,7 @@
  * without a word. Checkpoint is in dump.c, restore in restore.c.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +19,7 @@
 #include "criu_plugin.h"
 #include "kfd_dev.h"
 #include "plugin.h"
+#include "restore_workers.h"
 #include "util.h"
 
 struct kp_config kp_config;
@@ -69,6 +71,9 @@ static int kp_init(int stage)
 		 kp_criu.vma_fd_owned ? "yes" : "no",
 		 kp_criu.restore_retry_arg ? "yes" : "no",
 		 kp_criu.add_inventory_plugin ? "yes" : "no");
+	/* In CRIU's master, before it forks anything (restore_workers.c). */
+	if (stage == CRIU_STAGE_RESTORE)
+		kp_rw_start(kp_rw_threads_from_env(), kp_config.max_buffer);
 	return 0;
 }
 
@@ -82,6 +87,7 @@ static void kp_exit(int stage, int ret)
 	if (stage == CRIU_STAGE_DUMP)
 		kp_dump_release(ret ? "the dump failed" :
 				"every task's files and memory are dumped");
+	kp_rw_stop();
 	if (kp_resume_kfd >= 0) {
 		close(kp_resume_kfd);
 		kp_resume_kfd = -1;
@@ -127,6 +133,12 @@ static int kp_hook_update_vma_map(const char *path, uint64_t addr,
  * In CRIU's master, once the restored process's mappings are all back:
  * let its queues run. A process the kernel knows nothing about (-ESRCH)
  * is not ours.
+ *
+ * The first call waits for the parallel restore's workers. If any BO
+ * contents could not be restored, no process of the restore may run:
+ * CRIU ignores this hook's errors, so the process is killed instead of
+ * resumed, which makes CRIU's next step on it (its registers, then
+ * PTRACE_DETACH) fail, and with it the whole restore.
  */
 static int kp_hook_resume_devices_late(int pid)
 {
@@ -138,6 +150,13 @@ static int kp_hook_resume_devices_late(int pid)
 
 	if (!kp_kfd_present())
 		return -ENOTSUP;
+	ret = kp_rw_finish(pid);
+	if (ret) {
+		kp_err("pid %d is killed, not resumed: BO contents of this restore are missing (%s)",
+		       pid, strerror(-ret));
+		kill(pid, SIGKILL);
+		return ret;
+	}
 	if (kp_resume_kfd < 0) {
 		kp_resume_kfd = kp_kfd_open();
 		if (kp_resume_kfd < 0)

@@ -33,6 +33,7 @@
 #include "images.h"
 #include "kfd_dev.h"
 #include "plugin.h"
+#include "restore_workers.h"
 #include "util.h"
 
 /* A BO mapping to move: render node offset at checkpoint -> now. */
@@ -375,8 +376,10 @@ static int kp_add_kfd_vmas(const KfdProcess *p,
 }
 
 /*
- * Write the BO contents back, one thread per GPU. An incremental image's
- * parent images are opened and checked first (kp_chain_open()).
+ * Write the BO contents back: hand them to the workers in CRIU's master
+ * (restore_workers.c), or, in a serial restore, one thread per GPU here.
+ * An incremental image's parent images are opened and checked first
+ * (kp_chain_open()); the workers open it again from the image.
  */
 static int kp_restore_contents(uint32_t id, const char *name,
 			       const KfdProcess *p,
@@ -443,7 +446,9 @@ static int kp_restore_contents(uint32_t id, const char *name,
 		if (j->nbos)
 			njobs++;
 	}
-	ret = kp_copy_run(jobs, njobs, kp_config.max_buffer);
+	ret = kp_rw_submit(id, jobs, njobs);
+	if (ret == -EAGAIN)
+		ret = kp_copy_run(jobs, njobs, kp_config.max_buffer);
 out:
 	free(jobs);
 	free(cbos);

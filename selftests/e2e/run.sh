@@ -40,9 +40,15 @@
 #                driver's debugfs cs_sdma shows amdgpu CS SDMA copies
 #                moved at least the app's VRAM at the dump and again at
 #                the restore with sdma, and nothing with cpu
-#   corrupt      a byte flipped in a plugin pages image and a truncated
-#                plugin KFD image: restore refuses, with the plugin's
-#                message, and leaves no process
+#   corrupt      a byte flipped in a plugin pages image (restored
+#                serially and in parallel: the parallel workers' failure
+#                must kill the process and fail criu's restore) and a
+#                truncated plugin KFD image: restore refuses, with the
+#                plugin's message, and leaves no process
+#   parallel     the dump test's images restored with
+#                KFD_PLUGIN_RESTORE_THREADS=0 (serial) and =2 (criu's
+#                master's workers copy the BO contents): both finish with
+#                the expected RESULT and the log says which way it went
 #   other-node   the same images restored after reloading with seed=1
 #                (other gpu_ids and render minors); the restored gpu_app
 #                rings its doorbells (checksum kernel, downloads), so the
@@ -180,7 +186,7 @@ app_args=(-s "$steps" -k "$dispatches" -n "$size" --odd-bos)
 run_limit=${KFDSIM_E2E_RUN_LIMIT:-300}
 case ${KFDSIM_TIMEOUT_SCALE:-1} in
 '' | *[!0-9]*) ;;
-*) run_limit=$((run_limit * KFDSIM_TIMEOUT_SCALE)) ;;
+*) run_limit=$((run_limit * ${KFDSIM_TIMEOUT_SCALE:-1})) ;;
 esac
 
 dbg=/sys/kernel/debug/kfdsim
@@ -550,32 +556,45 @@ t_corrupt() {
 	pat_kfd='kfd-[0-9]*.img'
 	msg_pages='kfd_plugin: error: .*checksum mismatch'
 	msg_kfd='kfd_plugin: error: image kfd-[0-9]+\.img is truncated'
+	msg_killed='kfd_plugin: error: pid [0-9]+ is killed, not resumed'
 
-	dir=$work/img-flip
-	cp -a "$main_dir" "$dir"
-	img=$(plugin_image "$dir" "$pat_pages")
-	if [ -z "$img" ]; then
-		note "no pages image ($pat_pages) in the dump:"
-		find "$dir" -maxdepth 1 -name '*.img' -printf '%f\n' | show
-		return 1
-	fi
-	# Flip one byte in the middle of the BO contents.
-	local off=$(($(stat -c %s "$img") / 2)) byte
-	byte=$(od -An -tu1 -j "$off" -N1 "$img" | tr -d ' ')
-	# shellcheck disable=SC2059 # the format is the octal escape
-	printf "$(printf '\\%03o' $((byte ^ 0xff)))" |
-		dd of="$img" bs=1 seek="$off" conv=notrunc status=none
-	note "flipped the byte at $off of $(basename "$img")"
-	if restore_from main "$dir"; then
-		note "restore of a corrupted pages image succeeded"
-		e2e_kill "$main_pid"
-		rc=1
-	else
-		grep -E "$msg_pages" "$dir/restore.log" | head -n 3 | show
-		grep -qE "$msg_pages" "$dir/restore.log" ||
-			{ note "no message /$msg_pages/ in the restore log"; rc=1; }
-	fi
-	e2e_alive "$main_pid" && { note "a process was left behind"; e2e_kill "$main_pid"; rc=1; }
+	# Serially (the restored process copies and checks the contents in
+	# RESTORE_EXT_FILE) and in parallel (criu's master's workers find the
+	# damage; the plugin kills the process instead of resuming it, and
+	# criu's restore fails).
+	local mode
+	for mode in 0 2; do
+		dir=$work/img-flip$mode
+		cp -a "$main_dir" "$dir"
+		img=$(plugin_image "$dir" "$pat_pages")
+		if [ -z "$img" ]; then
+			note "no pages image ($pat_pages) in the dump:"
+			find "$dir" -maxdepth 1 -name '*.img' -printf '%f\n' | show
+			return 1
+		fi
+		# Flip one byte in the middle of the BO contents.
+		local off=$(($(stat -c %s "$img") / 2)) byte
+		byte=$(od -An -tu1 -j "$off" -N1 "$img" | tr -d ' ')
+		# shellcheck disable=SC2059 # the format is the octal escape
+		printf "$(printf '\\%03o' $((byte ^ 0xff)))" |
+			dd of="$img" bs=1 seek="$off" conv=notrunc status=none
+		note "flipped the byte at $off of $(basename "$img"), KFD_PLUGIN_RESTORE_THREADS=$mode"
+		if KFD_PLUGIN_RESTORE_THREADS=$mode restore_from main "$dir"; then
+			note "restore of a corrupted pages image succeeded"
+			e2e_kill "$main_pid"
+			rc=1
+		else
+			grep -E "$msg_pages" "$dir/restore.log" | head -n 3 | show
+			grep -qE "$msg_pages" "$dir/restore.log" ||
+				{ note "no message /$msg_pages/ in the restore log"; rc=1; }
+			if [ "$mode" != 0 ] &&
+			   ! grep -qE "$msg_killed" "$dir/restore.log"; then
+				note "no message /$msg_killed/ in the restore log"
+				rc=1
+			fi
+		fi
+		e2e_alive "$main_pid" && { note "a process was left behind"; e2e_kill "$main_pid"; rc=1; }
+	done
 
 	dir=$work/img-trunc
 	cp -a "$main_dir" "$dir"
@@ -596,6 +615,44 @@ t_corrupt() {
 			{ note "no message /$msg_kfd/ in the restore log"; rc=1; }
 	fi
 	e2e_alive "$main_pid" && { note "a process was left behind"; e2e_kill "$main_pid"; rc=1; }
+	return $rc
+}
+
+# parallel: the dump test's images restored serially
+# (KFD_PLUGIN_RESTORE_THREADS=0: the process copies its BOs itself) and in
+# parallel (=2: criu's master's workers copy them), both ending with the
+# expected RESULT; the plugin's log must show which way each went.
+t_parallel() {
+	local dir mode rc=0 exp=$work/main.exp log nbos
+	need_kfd_plugin "parallel restore is kfd_plugin's" || return 2
+	[ -n "$main_dir" ] || { why="no images from the dump test"; return 2; }
+	for mode in 0 2; do
+		dir=$work/img-par$mode
+		log=$dir/restore.log
+		cp -a "$main_dir" "$dir"
+		if ! KFD_PLUGIN_RESTORE_THREADS=$mode restore_from main "$dir"; then
+			e2e_criu_errors "$log" 10 | show
+			return 1
+		fi
+		nbos=$(grep -oE 'kfd_plugin: handed [0-9]+ BOs on [0-9]+ GPUs' "$log")
+		if [ "$mode" = 0 ]; then
+			if [ -n "$nbos" ] || grep -q 'parallel restore:' "$log"; then
+				note "THREADS=0 restore used the workers"
+				rc=1
+			fi
+		else
+			note "${nbos:-no hand-over}; $(grep -oE 'restore worker: process .*' "$log" | head -n 1)"
+			grep -q 'kfd_plugin: parallel restore: 2 worker threads' "$log" ||
+				{ note "no 2 workers started"; rc=1; }
+			[[ "$nbos" == *" on 2 GPUs" ]] ||
+				{ note "no hand-over of both GPUs' BOs"; rc=1; }
+			grep -qE 'kfd_plugin: restore worker: process [0-9]+ \(kfd-[0-9]+\.img\): [0-9]+ BOs on 2 GPUs restored' "$log" ||
+				{ note "no worker restored them"; rc=1; }
+			grep -q 'kfd_plugin: parallel restore: the BO contents of 1 processes are in place' "$log" ||
+				{ note "the resume did not wait for the workers"; rc=1; }
+		fi
+		finish main "$main_pid" "$exp" || rc=1
+	done
 	return $rc
 }
 
@@ -1298,6 +1355,7 @@ else
 	run_test dump t_dump
 	run_test copy-paths t_copy_paths
 	run_test corrupt t_corrupt
+	run_test parallel t_parallel
 	run_test other-node t_other_node
 	run_test too-few t_too_few
 	if [ "$(e2e_param seed)" != 0 ] || [ "$(e2e_param num_gpus)" != 2 ]; then

@@ -2,8 +2,9 @@
 /*
  * Host unit tests of the kfd plugin's parts that need no GPU: option
  * parsing, the checksum, topology reading (from a fake sysfs tree) and GPU
- * matching, image records, and the contents copy engine (with memfds
- * standing in for dma-bufs).
+ * matching, image records, the contents copy engine (with memfds
+ * standing in for dma-bufs) and the parallel restore's hand-over to
+ * worker threads (a forked child plays the restored process).
  *
  *   make -C userspace-plugin check
  */
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/kfd_ioctl.h>
 
@@ -24,6 +26,7 @@
 #include "chain.h"
 #include "checksum.h"
 #include "images.h"
+#include "restore_workers.h"
 #include "topology.h"
 #include "util.h"
 
@@ -714,6 +717,154 @@ static void test_copy(void)
 	close(dirfd);
 }
 
+/* The open fds of this process. */
+static int count_fds(void)
+{
+	char path[64];
+	int n = 0, fd;
+
+	for (fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (!access(path, F_OK))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * A forked child (the restored process) hands @jobs of image @id over
+ * (the pages images of kfd-@id.img); returns what
+ * kp_rw_submit() returned there (as a negative errno), or 1000 if it did
+ * not exit normally. Sets *child to its pid.
+ */
+static int submit_in_child(uint32_t id, struct kp_copy_job *jobs,
+			   unsigned int njobs, pid_t *child)
+{
+	int st;
+
+	*child = fork();
+	if (*child < 0)
+		return 1000;
+	if (!*child)
+		_exit(-kp_rw_submit(id, jobs, njobs) & 0xff);
+	if (waitpid(*child, &st, 0) != *child || !WIFEXITED(st))
+		return 1000;
+	return -WEXITSTATUS(st);
+}
+
+static void test_parallel_restore(void)
+{
+	size_t page = kp_page_size();
+	size_t sizes[3] = { 3 * page, 2 * page, page };
+	struct kp_copy_bo src[3], dst[3];
+	struct kp_copy_job jobs[2];
+	char dir[128];
+	int dirfd, fd, fds_before, i;
+	uint8_t byte;
+	pid_t child;
+
+	snprintf(dir, sizeof(dir), "%s/parallel", tmpdir);
+	mkdir(dir, 0755);
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	kp_set_image_dir(dirfd);
+	for (i = 0; i < 3; i++) {
+		src[i] = (struct kp_copy_bo){ .addr = 0x4000000 * (i + 1),
+					      .size = sizes[i],
+					      .dmabuf_fd = fake_bo(sizes[i], 3 * i) };
+		dst[i] = src[i];
+		dst[i].dmabuf_fd = fake_bo(sizes[i], 50 + i);
+	}
+	memset(jobs, 0, sizeof(jobs));
+	jobs[0] = (struct kp_copy_job){ .dir = KP_COPY_SAVE, .gpu_id = 1,
+					.nbos = 2, .bos = &src[0],
+					.no_sync = true };
+	jobs[1] = (struct kp_copy_job){ .dir = KP_COPY_SAVE, .gpu_id = 2,
+					.nbos = 1, .bos = &src[2],
+					.no_sync = true };
+	kp_name_pages(jobs[0].image, 7, 1);
+	kp_name_pages(jobs[1].image, 7, 2);
+	CHECK(!kp_copy_run(jobs, 2, 64 << 20));
+	for (i = 0; i < 3; i++)
+		dst[i].checksum = src[i].checksum;
+	jobs[0].dir = jobs[1].dir = KP_COPY_LOAD;
+	jobs[0].bos = &dst[0];
+	jobs[1].bos = &dst[2];
+
+	fds_before = count_fds();
+	/* Serial: no workers, the process copies itself. */
+	CHECK(!kp_rw_start(0, 64 << 20));
+	CHECK(submit_in_child(7, jobs, 2, &child) == -EAGAIN);
+	CHECK(!kp_rw_finish(child));
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	/* Two workers, a window of one page: the copies land in dst. */
+	CHECK(!kp_rw_start(2, 2 * page));
+	CHECK(count_fds() == fds_before + 3);	/* socket, stop pipe */
+	CHECK(!submit_in_child(7, jobs, 2, &child));
+	CHECK(!kp_rw_finish(child));
+	CHECK(strstr(kp_log_last(), "BO contents of 1 processes are in place"));
+	CHECK(!kp_rw_finish(child));		/* later pids: same answer */
+	for (i = 0; i < 3; i++)
+		CHECK(same_contents(src[i].dmabuf_fd, dst[i].dmabuf_fd,
+				    sizes[i]));
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	/*
+	 * Four workers, one GPU's job of two BOs: split into two slices
+	 * (each reads its part of the image), same contents.
+	 */
+	for (i = 0; i < 2; i++) {
+		close(dst[i].dmabuf_fd);
+		dst[i].dmabuf_fd = fake_bo(sizes[i], 90 + i);
+	}
+	CHECK(!kp_rw_start(4, 64 << 20));
+	CHECK(!submit_in_child(7, jobs, 1, &child));
+	CHECK(!kp_rw_finish(child));
+	for (i = 0; i < 2; i++)
+		CHECK(same_contents(src[i].dmabuf_fd, dst[i].dmabuf_fd,
+				    sizes[i]));
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	/*
+	 * A byte flipped in BO 1's part of the image: only the worker sees
+	 * it (by the checksum); the hand-over succeeded, finish fails. Then
+	 * the same with the job in two slices (BO 1 is the second).
+	 */
+	fd = openat(dirfd, jobs[0].image, O_RDWR | O_CLOEXEC);
+	CHECK(pread(fd, &byte, 1, 8 + sizes[0] + 5) == 1);
+	byte ^= 0x01;
+	CHECK(pwrite(fd, &byte, 1, 8 + sizes[0] + 5) == 1);
+	close(fd);
+	CHECK(!kp_rw_start(3, 64 << 20));
+	CHECK(!submit_in_child(7, jobs, 2, &child));
+	CHECK(kp_rw_finish(child) == -EIO);
+	CHECK(strstr(kp_log_last(), "1 of 1 processes' BO contents failed"));
+	CHECK(kp_rw_finish(child) == -EIO);
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+	CHECK(!kp_rw_start(4, 64 << 20));
+	CHECK(!submit_in_child(7, jobs, 1, &child));
+	CHECK(kp_rw_finish(child) == -EIO);
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	/* A restore that fails before any resume: exit stops everything. */
+	CHECK(!kp_rw_start(1, 64 << 20));
+	CHECK(!submit_in_child(7, &jobs[1], 1, &child));
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	for (i = 0; i < 3; i++) {
+		close(src[i].dmabuf_fd);
+		close(dst[i].dmabuf_fd);
+	}
+	kp_set_image_dir(AT_FDCWD);
+	close(dirfd);
+}
+
 /* ---- sparse and incremental images (format 2) ---- */
 
 #define CH	4096u		/* chunk size of these tests */
@@ -894,6 +1045,117 @@ out:
 	return ret;
 }
 
+/*
+ * The same through the parallel restore's workers: the restored process
+ * hands over only the BO and its fd; the workers read the chunk map and
+ * the chain from the image in @dirfd. 0 and the same as @src.
+ */
+static int restore_chunked_parallel(int dirfd, int src)
+{
+	struct kp_copy_bo bo = { .addr = BO_VA, .size = NCH * CH };
+	struct kp_copy_job j = {
+		.dir = KP_COPY_LOAD, .gpu_id = 1111, .nbos = 1, .bos = &bo,
+		.no_sync = true, .chunk = CH,
+	};
+	KfdHeader *h = NULL;
+	KfdProcess *p = NULL;
+	pid_t child;
+	int img, ret;
+
+	kp_set_image_dir(dirfd);
+	img = kp_img_open("kfd-1.img");
+	h = img < 0 ? NULL : kp_read_header(img, "kfd-1.img");
+	p = h ? kp_read_process(img, "kfd-1.img", h) : NULL;
+	if (img >= 0)
+		close(img);
+	if (!p) {
+		ret = -EIO;
+		goto out;
+	}
+	bo.checksum = p->bos[0]->checksum;
+	bo.dmabuf_fd = dirty_bo(NCH * CH);
+	kp_name_pages(j.image, 1, 1111);
+	ret = kp_rw_start(3, 64 << 20);
+	if (!ret) {
+		ret = submit_in_child(1, &j, 1, &child);
+		if (!ret)
+			ret = kp_rw_finish(child);
+		kp_rw_stop();
+	}
+	if (!ret && !same_contents(src, bo.dmabuf_fd, NCH * CH))
+		ret = -EBADMSG;
+	close(bo.dmabuf_fd);
+out:
+	if (p)
+		kfd_process__free_unpacked(p, NULL);
+	if (h)
+		kfd_header__free_unpacked(h, NULL);
+	return ret;
+}
+
+/*
+ * Slices of a chunked job (parallel restore): three BOs with zero and
+ * stored chunks saved as one job, loaded back as three slices whose
+ * offsets count stored bytes only; a wrong offset fails by checksum.
+ */
+static void test_chunked_slices(void)
+{
+	struct kp_copy_bo src[3], dst[3];
+	uint8_t kinds[3][NCH];
+	uint64_t sums[3][NCH], total = 0, skip;
+	struct kp_copy_job j = {
+		.dir = KP_COPY_SAVE, .gpu_id = 1111, .nbos = 3, .bos = src,
+		.no_sync = true, .chunk = CH,
+	};
+	struct kp_copy_job s[3];
+	int dirfd, i;
+
+	dirfd = open_dir("slices");
+	kp_set_image_dir(dirfd);
+	kp_name_pages(j.image, 1, 1111);
+	for (i = 0; i < 3; i++) {
+		src[i] = (struct kp_copy_bo){ .addr = BO_VA + i * NCH * CH,
+					      .size = NCH * CH,
+					      .kinds = kinds[i],
+					      .sums = sums[i] };
+		src[i].dmabuf_fd = memfd_create("bo", MFD_CLOEXEC);
+		CHECK(!ftruncate(src[i].dmabuf_fd, NCH * CH));
+		put_chunk(src[i].dmabuf_fd, (unsigned int)i + 1, 0x30 + i);
+		if (i != 1)
+			put_chunk(src[i].dmabuf_fd, 4, 0x40 + i);
+	}
+	CHECK(!kp_copy_run(&j, 1, 2 * CH));
+	for (i = 0; i < 3; i++) {
+		dst[i] = src[i];
+		dst[i].dmabuf_fd = dirty_bo(NCH * CH);
+		total += src[i].stored;
+	}
+	CHECK(total == 5 * CH && src[1].stored == CH);
+	for (skip = 0, i = 0; i < 3; i++) {
+		s[i] = j;
+		s[i].dir = KP_COPY_LOAD;
+		s[i].bos = &dst[i];
+		s[i].nbos = 1;
+		s[i].slice_skip = skip;
+		s[i].slice_total = total;
+		skip += dst[i].stored;
+	}
+	CHECK(!kp_copy_run(s, 3, 64 << 20));
+	for (i = 0; i < 3; i++)
+		CHECK(same_contents(src[i].dmabuf_fd, dst[i].dmabuf_fd,
+				    NCH * CH));
+	/* Offsets in BO bytes, as for a version 1 image: wrong data. */
+	s[1].slice_skip = NCH * CH;
+	s[2].slice_skip = 2 * NCH * CH;
+	CHECK(kp_copy_run(s, 3, 64 << 20) == -EIO);
+	for (i = 0; i < 3; i++) {
+		close(src[i].dmabuf_fd);
+		close(dst[i].dmabuf_fd);
+	}
+	kp_set_image_dir(AT_FDCWD);
+	close(dirfd);
+}
+
 static uint64_t file_size(int dirfd, const char *name)
 {
 	struct stat st;
@@ -978,10 +1240,13 @@ static void test_sparse_incremental(void)
 	write_chunked_image(d3, 333, &c3, 222, 1);
 	/* Chunk 2 lives in dump 2, the rest in dump 3 or nowhere. */
 	CHECK(!restore_chunked(d3, src));
+	CHECK(!restore_chunked_parallel(d3, src));
+	CHECK(strstr(kp_log_last(), "BO contents of 1 processes are in place"));
 	/* Dump 2 still restores to what it saved: chunk 4 of dump 1. */
 	put_chunk(src, 4, 0x44);
 	put_chunk(src, 1, 0x11);
 	CHECK(!restore_chunked(d2, src));
+	CHECK(!restore_chunked_parallel(d2, src));
 	put_chunk(src, 4, 0x55);
 	put_chunk(src, 1, 0);
 
@@ -993,6 +1258,9 @@ static void test_sparse_incremental(void)
 	CHECK(restore_chunked(d2, src) == -EIO);
 	CHECK(strstr(kp_log_last(), "checksum mismatch"));
 	CHECK(strstr(kp_log_last(), "from the parent image parent/parent/kfd-1.img"));
+	/* The workers check the parent's chunks too. */
+	CHECK(restore_chunked_parallel(d2, src) == -EIO);
+	CHECK(strstr(kp_log_last(), "1 of 1 processes' BO contents failed"));
 	/* Dump 3 does not need that chunk (it is zero there now). */
 	CHECK(!restore_chunked(d3, src));
 	byte ^= 0x01;
@@ -1058,7 +1326,9 @@ int main(void)
 	test_names();
 	test_images();
 	test_copy();
+	test_parallel_restore();
 	test_sparse_incremental();
+	test_chunked_slices();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))

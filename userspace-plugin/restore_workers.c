@@ -1,0 +1,942 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parallel restore of BO contents; see restore_workers.h.
+ *
+ * Where the copies run, and why there. A restored process does its
+ * RESTORE inside RESTORE_EXT_FILE (after CRIU restored its memory
+ * contents, before its other files, its mappings and the restorer). It
+ * cannot copy in threads of its own: the only hook CRIU calls in it
+ * afterwards is UPDATE_VMA_MAP, and only for mappings of device files, so
+ * nothing could join them before CRIU's restorer replaces the whole
+ * address space (thread stacks included). So the process hands its BOs'
+ * dma-buf fds (SCM_RIGHTS) to threads in CRIU's master and returns at
+ * once; the master copies while the process, and the rest of the tree,
+ * restore their other files, mappings and threads, and while the master
+ * waits for them.
+ *
+ * The join. The last master hook before the processes run is
+ * RESUME_DEVICES_LATE (criu 3.17 to 4.2, and criu-dev): it runs per
+ * process once every task is stopped on its final rt_sigreturn, and CRIU
+ * ignores its return value. So its first call waits for every worker, and
+ * if any copy failed, it does not RESUME the process (its queues stay
+ * evicted: the GPU never touches it) and kills it. A killed task fails
+ * CRIU's very next step on it (restoring its registers and PTRACE_DETACH
+ * give ESRCH once SIGKILL is pending), CRIU kills the whole tree and the
+ * restore fails: nothing runs with wrong VRAM. POST_FORKING (criu 4.2)
+ * is honoured but comes before any file is restored, too early to join.
+ *
+ * The channel. CRIU closes every fd a restored process inherits from the
+ * master except its own service fds, and criu 3.17 calls the plugin's
+ * init before its fd store exists, so the master listens on an abstract
+ * unix socket (SOCK_SEQPACKET) named with its pid and 64 random bits; the
+ * processes, clones of the master, know the name. A process that cannot
+ * connect (restored into another network namespace) copies its BOs
+ * itself, as in a serial restore. Only peers with the master's uid are
+ * served.
+ *
+ * The threads start at plugin init, before CRIU forks the root task, and
+ * stay blocked in poll() and pthread_cond_wait() (holding no lock) until
+ * the first process connects, which happens only after that one fork of
+ * the master. They run with every signal blocked, so CRIU's SIGCHLD
+ * handling stays in its main thread.
+ *
+ * One connection carries one RESTORE's contents: a JOB message per GPU
+ * (its pages image, render node and copy mode), its BOs in BOS messages of
+ * up to KP_RW_MAX_FDS entries with their dma-buf fds, then END.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chain.h"
+#include "images.h"
+#include "restore_workers.h"
+#include "topology.h"
+#include "util.h"
+
+#define KP_RW_MAGIC	0x4b505257u	/* "WRPK" */
+#define KP_RW_MAX_FDS	200		/* below SCM_MAX_FD (253) */
+#define KP_RW_MAX_BOS	(1u << 20)	/* what RESTORE takes at most */
+#define KP_RW_DEFAULT_MAX	8
+#define KP_MAX(a, b)		((a) > (b) ? (a) : (b))
+/* Fds the master's table holds before the workers start (10k BOs fit). */
+#define KP_RW_FD_TABLE		32768
+/* A peer that stops sending in the middle of a hand-over. */
+#define KP_RW_RECV_TIMEOUT_S	300
+
+enum kp_rw_type {
+	KP_RW_JOB = 1,
+	KP_RW_BOS = 2,
+	KP_RW_END = 3,
+};
+
+#define KP_RW_JOB_NO_SYNC	1u	/* plain files, not dma-bufs (tests) */
+#define KP_RW_JOB_CHUNKED	2u	/* the master reads the image */
+
+struct kp_rw_hdr {
+	uint32_t magic;
+	uint32_t type;
+};
+
+struct kp_rw_job_msg {
+	struct kp_rw_hdr h;
+	uint32_t gpu_id;
+	uint32_t render_minor;
+	uint32_t mode;
+	uint32_t flags;
+	uint32_t nbos;
+	uint32_t pad;
+	char image[KP_NAME_LEN];
+};
+
+struct kp_rw_bo_msg {
+	uint64_t addr;
+	uint64_t size;
+	uint64_t checksum;
+};
+
+struct kp_rw_bos_msg {
+	struct kp_rw_hdr h;
+	uint32_t n;
+	uint32_t pad;
+	struct kp_rw_bo_msg bo[KP_RW_MAX_FDS];
+};
+
+struct kp_rw_end_msg {
+	struct kp_rw_hdr h;
+	uint32_t image_id;
+	uint32_t njobs;
+};
+
+union kp_rw_msg {
+	struct kp_rw_hdr h;
+	struct kp_rw_job_msg job;
+	struct kp_rw_bos_msg bos;
+	struct kp_rw_end_msg end;
+};
+
+/* One RESTORE's contents, as one connection brought them. */
+struct kp_rw_batch {
+	struct kp_rw_batch *next;
+	pid_t pid;
+	uint32_t image_id;
+	unsigned int njobs;
+	unsigned int nbos;
+	int ret;
+	struct kp_copy_job jobs[KP_MAX_GPUS];
+	unsigned int want[KP_MAX_GPUS];	/* BOs each JOB announced */
+	/* a chunked image, read by the master (kp_rw_read_image()) */
+	bool chunked;
+	KfdHeader *h;
+	KfdProcess *p;
+	struct kp_chain *chain;
+};
+
+static struct {
+	/* set in the master, inherited by the restored processes */
+	bool started;
+	pid_t master;
+	struct sockaddr_un addr;
+	socklen_t addrlen;
+
+	/* the master only */
+	int lsk;
+	int stop[2];
+	uint64_t window;
+	pthread_t receiver;
+	unsigned int nworkers;
+	pthread_t workers[KP_RW_MAX_THREADS];
+	bool joined;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct kp_rw_batch *queue, *tail;	/* to copy */
+	struct kp_rw_batch *done;		/* copied or refused */
+	bool no_more;		/* the receiver is gone */
+	bool abort;		/* plugin exit: copy nothing more */
+	int result;		/* the first failure */
+	unsigned int nbatches, nfailed;
+} rw = {
+	.lsk = -1,
+	.stop = { -1, -1 },
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cond = PTHREAD_COND_INITIALIZER,
+};
+
+unsigned int kp_rw_threads_from_env(void)
+{
+	const char *s = getenv("KFD_PLUGIN_RESTORE_THREADS");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int def;
+	char *end;
+	long v;
+
+	def = cpus < 1 ? 1 : cpus > KP_RW_DEFAULT_MAX ? KP_RW_DEFAULT_MAX :
+		(unsigned int)cpus;
+	if (!s)
+		return def;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0) {
+		kp_warn("KFD_PLUGIN_RESTORE_THREADS=\"%s\" is not a number; using %u",
+			s, def);
+		return def;
+	}
+	if (v > KP_RW_MAX_THREADS) {
+		kp_warn("KFD_PLUGIN_RESTORE_THREADS=%ld is above %u; using %u", v,
+			KP_RW_MAX_THREADS, KP_RW_MAX_THREADS);
+		return KP_RW_MAX_THREADS;
+	}
+	return (unsigned int)v;
+}
+
+/* ---- the master ---- */
+
+static void kp_rw_free_image(struct kp_rw_batch *b)
+{
+	kp_chain_free(b->chain);
+	b->chain = NULL;
+	if (b->p)
+		kfd_process__free_unpacked(b->p, NULL);
+	b->p = NULL;
+	if (b->h)
+		kfd_header__free_unpacked(b->h, NULL);
+	b->h = NULL;
+}
+
+static void kp_rw_free_batch(struct kp_rw_batch *b)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < b->njobs; i++) {
+		for (k = 0; k < b->jobs[i].nbos; k++)
+			if (b->jobs[i].bos[k].dmabuf_fd >= 0)
+				close(b->jobs[i].bos[k].dmabuf_fd);
+		free(b->jobs[i].bos);
+	}
+	kp_rw_free_image(b);
+	free(b);
+}
+
+/* Under rw.lock: @b is over, with @ret. */
+static void kp_rw_record(struct kp_rw_batch *b, int ret)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < b->njobs; i++) {
+		for (k = 0; k < b->jobs[i].nbos; k++) {
+			if (b->jobs[i].bos[k].dmabuf_fd >= 0)
+				close(b->jobs[i].bos[k].dmabuf_fd);
+			b->jobs[i].bos[k].dmabuf_fd = -1;
+		}
+	}
+	kp_rw_free_image(b);
+	b->ret = ret;
+	b->next = rw.done;
+	rw.done = b;
+	rw.nbatches++;
+	if (ret) {
+		rw.nfailed++;
+		if (!rw.result)
+			rw.result = ret;
+	}
+}
+
+static double kp_rw_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Bytes of BO @k of @j in the pages image: stored chunks only. */
+static uint64_t kp_rw_image_bytes(const struct kp_copy_job *j, unsigned int k)
+{
+	return j->chunk ? j->bos[k].stored : j->bos[k].size;
+}
+
+/*
+ * The hand-over of a chunked image carries no chunk kinds, sums or
+ * parent chain: read them from the process's image in criu's images dir
+ * (and its parents, kp_chain_open(), every link checked), and check that
+ * the BOs handed over are the image's BOs with contents, in its order.
+ * 0 or -errno with an error logged.
+ */
+static int kp_rw_read_image(struct kp_rw_batch *b)
+{
+	char name[KP_NAME_LEN];
+	struct kp_copy_job *j = NULL;
+	struct kp_copy_bo *bo;
+	const KfdBo *pb;
+	unsigned int i, k;
+	size_t n;
+	int img, ret;
+
+	kp_name_kfd(name, b->image_id);
+	img = kp_img_open(name);
+	if (img < 0) {
+		kp_err("image %s is missing: %s", name, strerror(-img));
+		return img;
+	}
+	b->h = kp_read_header(img, name);
+	b->p = b->h ? kp_read_process(img, name, b->h) : NULL;
+	close(img);
+	if (!b->p)
+		return -EIO;
+	ret = kp_chain_open(kp_image_dir(), name, b->p, &b->chain);
+	if (ret)
+		return ret;
+	for (i = 0; i < b->njobs; i++) {
+		j = &b->jobs[i];
+		j->chunk = kp_chunked(b->p) ? b->p->chunk_size : 0;
+		for (k = 0, n = 0; n < b->p->n_bos; n++) {
+			pb = b->p->bos[n];
+			if (pb->gpu_id != j->gpu_id || !pb->has_contents)
+				continue;
+			bo = k < j->nbos ? &j->bos[k++] : NULL;
+			if (!bo || bo->addr != pb->addr ||
+			    bo->size != pb->size || bo->checksum != pb->checksum)
+				goto mismatch;
+			bo->stored = kp_bo_stored(b->p, pb);
+			if (!j->chunk)
+				continue;
+			bo->kinds = pb->chunks.data;
+			bo->sums = pb->chunk_sums;
+			bo->chain = b->chain;
+			bo->chain_bo = pb->parent_bo;
+		}
+		if (k != j->nbos)
+			goto mismatch;
+	}
+	return 0;
+mismatch:
+	kp_err("restore workers: process %d handed over BOs of GPU %u that are not those of %s",
+	       (int)b->pid, j->gpu_id, name);
+	return -EPROTO;
+}
+
+/*
+ * Split each GPU's job of @b into up to @k slices of consecutive BOs with
+ * about the same bytes each, so that a process with one GPU keeps several
+ * threads busy too. Fills @out (KP_MAX_GPUS entries); returns the count.
+ */
+static unsigned int kp_rw_split(struct kp_rw_batch *b, unsigned int k,
+				struct kp_copy_job *out)
+{
+	unsigned int i, n = 0, s, slices, first, end;
+	uint64_t total, itotal, skip, acc;
+	struct kp_copy_job *j;
+
+	for (i = 0; i < b->njobs; i++) {
+		j = &b->jobs[i];
+		slices = KP_MIN(k, j->nbos);
+		/* leave room for one entry per remaining job */
+		slices = KP_MIN(slices, KP_MAX_GPUS - n - (b->njobs - 1 - i));
+		out[n] = *j;
+		if (slices <= 1) {
+			n++;
+			continue;
+		}
+		for (total = 0, itotal = 0, end = 0; end < j->nbos; end++) {
+			total += j->bos[end].size;
+			itotal += kp_rw_image_bytes(j, end);
+		}
+		first = 0;
+		acc = 0;
+		skip = 0;
+		for (s = 0; s < slices; s++) {
+			/* at least one BO, and one left for each later slice */
+			end = first;
+			do
+				acc += j->bos[end++].size;
+			while (end < j->nbos - (slices - 1 - s) &&
+			       acc < total / slices * (s + 1));
+			if (s == slices - 1)
+				end = j->nbos;
+			out[n] = *j;
+			out[n].bos = &j->bos[first];
+			out[n].nbos = end - first;
+			out[n].slice_skip = skip;
+			out[n].slice_total = itotal;
+			n++;
+			for (; first < end; first++)
+				skip += kp_rw_image_bytes(j, first);
+		}
+	}
+	return n;
+}
+
+static void *kp_rw_worker(void *arg)
+{
+	struct kp_copy_job jobs[KP_MAX_GPUS];
+	struct kp_rw_batch *b;
+	struct timespec t0;
+	unsigned int n;
+	int ret;
+
+	(void)arg;
+	pthread_mutex_lock(&rw.lock);
+	for (;;) {
+		while (!rw.queue && !rw.no_more)
+			pthread_cond_wait(&rw.cond, &rw.lock);
+		b = rw.queue;
+		if (!b)
+			break;
+		rw.queue = b->next;
+		if (!rw.queue)
+			rw.tail = NULL;
+		if (rw.abort) {
+			kp_rw_record(b, -ECANCELED);
+			continue;
+		}
+		pthread_mutex_unlock(&rw.lock);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		n = 0;
+		ret = b->chunked ? kp_rw_read_image(b) : 0;
+		if (!ret) {
+			n = kp_rw_split(b, KP_MAX(rw.nworkers / b->njobs, 1u),
+					jobs);
+			ret = kp_copy_run(jobs, n, rw.window);
+		}
+		if (ret)
+			kp_err("restore worker: the BO contents of process %d (kfd-%u.img) failed: %s",
+			       (int)b->pid, b->image_id, strerror(-ret));
+		else
+			kp_info("restore worker: process %d (kfd-%u.img): %u BOs on %u GPUs restored in %.1f ms, %u threads",
+				(int)b->pid, b->image_id, b->nbos, b->njobs,
+				kp_rw_ms(&t0), n);
+		pthread_mutex_lock(&rw.lock);
+		kp_rw_record(b, ret);
+	}
+	pthread_mutex_unlock(&rw.lock);
+	return NULL;
+}
+
+/*
+ * One message of a hand-over, with its fds (closed again on any error).
+ * Returns its length, 0 at the end of the connection, or -errno.
+ */
+static ssize_t kp_rw_recv(int c, union kp_rw_msg *m, int *fds,
+			  unsigned int *nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * KP_RW_MAX_FDS)];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cm;
+	unsigned int i, n;
+	ssize_t len;
+
+	*nfds = 0;
+	do
+		len = recvmsg(c, &mh, MSG_CMSG_CLOEXEC);
+	while (len < 0 && errno == EINTR);
+	if (len < 0)
+		return -errno;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (unsigned int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
+			if (*nfds < KP_RW_MAX_FDS)
+				fds[(*nfds)++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		for (i = 0; i < *nfds; i++)
+			close(fds[i]);
+		*nfds = 0;
+		return -EMSGSIZE;
+	}
+	return len;
+}
+
+static int kp_rw_take_job(struct kp_rw_batch *b, const struct kp_rw_job_msg *m)
+{
+	struct kp_copy_job *j;
+	uint32_t id, gpu;
+	unsigned int k;
+
+	if (b->njobs == KP_MAX_GPUS || !m->nbos || m->nbos > KP_RW_MAX_BOS ||
+	    m->mode > KP_COPY_SDMA ||
+	    (m->flags & ~(KP_RW_JOB_NO_SYNC | KP_RW_JOB_CHUNKED)) ||
+	    m->pad || strnlen(m->image, KP_NAME_LEN) == KP_NAME_LEN ||
+	    !kp_parse_name_pages(m->image, &id, &gpu) ||
+	    (b->njobs && id != b->image_id) ||
+	    (b->njobs && b->chunked != !!(m->flags & KP_RW_JOB_CHUNKED)))
+		return -EPROTO;
+	b->image_id = id;
+	j = &b->jobs[b->njobs];
+	j->bos = calloc(m->nbos, sizeof(*j->bos));
+	if (!j->bos)
+		return -ENOMEM;
+	for (k = 0; k < m->nbos; k++)
+		j->bos[k].dmabuf_fd = -1;
+	j->dir = KP_COPY_LOAD;
+	memcpy(j->image, m->image, KP_NAME_LEN);
+	j->gpu_id = m->gpu_id;
+	j->render_minor = m->render_minor;
+	j->mode = (enum kp_copy_mode)m->mode;
+	j->no_sync = m->flags & KP_RW_JOB_NO_SYNC;
+	b->chunked = m->flags & KP_RW_JOB_CHUNKED;
+	j->nbos = 0;		/* the BOs received so far */
+	b->want[b->njobs++] = m->nbos;
+	return 0;
+}
+
+/* Read a whole hand-over from @c into @b. 0 or -errno. */
+static int kp_rw_read_batch(int c, struct kp_rw_batch *b)
+{
+	const size_t bos_head = offsetof(struct kp_rw_bos_msg, bo);
+	union kp_rw_msg *m;
+	struct kp_copy_job *j;
+	int fds[KP_RW_MAX_FDS];
+	unsigned int nfds, i, n;
+	bool full;
+	ssize_t len;
+	int ret = 0;
+
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (;;) {
+		len = kp_rw_recv(c, m, fds, &nfds);
+		if (len <= 0) {
+			ret = len ? (int)len : -EPIPE;
+			break;
+		}
+		ret = -EPROTO;
+		if ((size_t)len < sizeof(m->h) || m->h.magic != KP_RW_MAGIC)
+			break;
+		j = b->njobs ? &b->jobs[b->njobs - 1] : NULL;
+		full = !j || j->nbos == b->want[b->njobs - 1];
+		if (m->h.type == KP_RW_END) {
+			if ((size_t)len == sizeof(m->end) && !nfds && j &&
+			    full && m->end.image_id == b->image_id &&
+			    m->end.njobs == b->njobs)
+				ret = 0;
+			break;
+		}
+		if (m->h.type == KP_RW_JOB) {
+			if ((size_t)len != sizeof(m->job) || nfds || !full)
+				break;
+			ret = kp_rw_take_job(b, &m->job);
+			if (ret)
+				break;
+			continue;
+		}
+		if (m->h.type != KP_RW_BOS || !j || (size_t)len < bos_head)
+			break;
+		n = m->bos.n;
+		if (!n || n != nfds || m->bos.pad ||
+		    (size_t)len != bos_head + n * sizeof(m->bos.bo[0]) ||
+		    n > b->want[b->njobs - 1] - j->nbos)
+			break;
+		for (i = 0; i < n; i++) {
+			struct kp_copy_bo *bo = &j->bos[j->nbos++];
+
+			bo->addr = m->bos.bo[i].addr;
+			bo->size = m->bos.bo[i].size;
+			bo->checksum = m->bos.bo[i].checksum;
+			bo->dmabuf_fd = fds[i];
+		}
+		b->nbos += n;
+		nfds = 0;
+	}
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	free(m);
+	return ret;
+}
+
+/* Serve one connection: a whole RESTORE's contents, then queue them. */
+static void kp_rw_serve(int c)
+{
+	struct timeval tv = { .tv_sec = KP_RW_RECV_TIMEOUT_S };
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+	struct kp_rw_batch *b;
+	int ret;
+
+	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) ||
+	    cr.uid != geteuid()) {
+		kp_warn("restore workers: a connection not from a process of this restore: ignored");
+		close(c);
+		return;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		close(c);
+		pthread_mutex_lock(&rw.lock);
+		rw.nfailed++;
+		if (!rw.result)
+			rw.result = -ENOMEM;
+		pthread_mutex_unlock(&rw.lock);
+		return;
+	}
+	b->pid = cr.pid;
+	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	ret = kp_rw_read_batch(c, b);
+	close(c);
+	pthread_mutex_lock(&rw.lock);
+	if (ret) {
+		kp_err("restore workers: process %d handed over its BOs only in part: %s",
+		       (int)cr.pid, strerror(-ret));
+		kp_rw_record(b, ret);
+	} else {
+		kp_debug("restore workers: process %d handed over %u BOs of kfd-%u.img",
+			 (int)cr.pid, b->nbos, b->image_id);
+		if (rw.tail)
+			rw.tail->next = b;
+		else
+			rw.queue = b;
+		rw.tail = b;
+		pthread_cond_signal(&rw.cond);
+	}
+	pthread_mutex_unlock(&rw.lock);
+}
+
+static void *kp_rw_receiver(void *arg)
+{
+	struct pollfd p[2];
+	int c;
+
+	(void)arg;
+	for (;;) {
+		p[0] = (struct pollfd){ .fd = rw.lsk, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = rw.stop[0], .events = POLLIN };
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			kp_err("restore workers: poll: %s", strerror(errno));
+			break;
+		}
+		if (p[0].revents & POLLIN) {
+			c = accept4(rw.lsk, NULL, NULL, SOCK_CLOEXEC);
+			if (c >= 0)
+				kp_rw_serve(c);
+			continue;
+		}
+		if (p[1].revents)
+			break;
+	}
+	/*
+	 * Every process connected before it left RESTORE_EXT_FILE, long
+	 * before the stop: serve whatever is still waiting.
+	 */
+	if (fcntl(rw.lsk, F_SETFL, O_NONBLOCK) == 0) {
+		while ((c = accept4(rw.lsk, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+			kp_rw_serve(c);
+	}
+	pthread_mutex_lock(&rw.lock);
+	rw.no_more = true;
+	pthread_cond_broadcast(&rw.cond);
+	pthread_mutex_unlock(&rw.lock);
+	return NULL;
+}
+
+static void kp_rw_close_master_fds(void)
+{
+	if (rw.lsk >= 0)
+		close(rw.lsk);
+	if (rw.stop[0] >= 0)
+		close(rw.stop[0]);
+	if (rw.stop[1] >= 0)
+		close(rw.stop[1]);
+	rw.lsk = rw.stop[0] = rw.stop[1] = -1;
+}
+
+/*
+ * The master receives one fd per BO. Once the workers run, its fd table
+ * is shared, and the kernel then waits for an RCU grace period at every
+ * doubling of the table (fs/file.c, expand_fdtable()), which takes long
+ * on a busy machine. Grow it once now, while the master is still
+ * single-threaded, to KP_RW_FD_TABLE fds (or the fd limit): a dup at
+ * that number (F_DUPFD never replaces an open fd), closed at once.
+ */
+static void kp_rw_grow_fd_table(int fd)
+{
+	struct rlimit rl;
+	rlim_t want = KP_RW_FD_TABLE;
+	int hi;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < want)
+		want = rl.rlim_cur;
+	if (want < 2)
+		return;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)(want - 1));
+	if (hi >= 0)
+		close(hi);
+}
+
+int kp_rw_start(unsigned int threads, uint64_t max_buffer)
+{
+	uint64_t page = kp_page_size(), rnd = 0;
+	sigset_t all, old;
+	unsigned int i;
+	int ret;
+
+	if (rw.started || !threads)
+		return 0;
+	if (threads > KP_RW_MAX_THREADS)
+		threads = KP_RW_MAX_THREADS;
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+		rnd ^= (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL;
+	memset(&rw.addr, 0, sizeof(rw.addr));
+	rw.addr.sun_family = AF_UNIX;
+	/* Abstract: sun_path[0] stays 0. */
+	ret = snprintf(rw.addr.sun_path + 1, sizeof(rw.addr.sun_path) - 1,
+		       "kfd_plugin-restore-%d-%016" PRIx64, (int)getpid(),
+		       rnd);
+	rw.addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+				 (size_t)ret);
+	rw.lsk = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (rw.lsk < 0 ||
+	    bind(rw.lsk, (struct sockaddr *)&rw.addr, rw.addrlen) ||
+	    listen(rw.lsk, SOMAXCONN) ||
+	    pipe2(rw.stop, O_CLOEXEC)) {
+		ret = -errno;
+		goto fail;
+	}
+	rw.window = max_buffer / threads / page * page;
+	if (rw.window < page)
+		rw.window = page;
+	rw.queue = rw.tail = rw.done = NULL;
+	rw.no_more = rw.abort = rw.joined = false;
+	rw.result = 0;
+	rw.nbatches = rw.nfailed = 0;
+	rw.nworkers = 0;
+
+	kp_rw_grow_fd_table(rw.lsk);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&rw.receiver, NULL, kp_rw_receiver, NULL);
+	if (!ret) {
+		rw.master = getpid();
+		rw.started = true;
+		for (i = 0; i < threads; i++) {
+			ret = -pthread_create(&rw.workers[i], NULL,
+					      kp_rw_worker, NULL);
+			if (ret)
+				break;
+			rw.nworkers++;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!rw.started)
+		goto fail;
+	if (!rw.nworkers) {
+		kp_rw_stop();
+		goto fail_logged;
+	}
+	kp_info("parallel restore: %u worker threads in criu's master, at most %" PRIu64 " bytes in flight each",
+		rw.nworkers, rw.window);
+	return 0;
+fail:
+	kp_rw_close_master_fds();
+fail_logged:
+	kp_warn("parallel restore unavailable (%s): BO contents are restored serially",
+		strerror(-ret));
+	return ret;
+}
+
+static void kp_rw_join(void)
+{
+	unsigned int i;
+	char c = 0;
+
+	if (rw.joined)
+		return;
+	rw.joined = true;
+	if (write(rw.stop[1], &c, 1) != 1)
+		kp_err("restore workers: cannot stop the receiver: %s",
+		       strerror(errno));
+	pthread_join(rw.receiver, NULL);
+	for (i = 0; i < rw.nworkers; i++)
+		pthread_join(rw.workers[i], NULL);
+}
+
+int kp_rw_finish(pid_t pid)
+{
+	if (!rw.started || rw.master != getpid())
+		return 0;
+	if (!rw.joined) {
+		struct timespec t0;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		kp_rw_join();
+		if (rw.result)
+			kp_err("parallel restore: %u of %u processes' BO contents failed (first error: %s): no process of this restore may run",
+			       rw.nfailed, rw.nbatches, strerror(-rw.result));
+		else
+			kp_info("parallel restore: the BO contents of %u processes are in place (waited %.1f ms at the resume of pid %d)",
+				rw.nbatches, kp_rw_ms(&t0), (int)pid);
+	}
+	return rw.result;
+}
+
+void kp_rw_stop(void)
+{
+	struct kp_rw_batch *b;
+
+	if (!rw.started || rw.master != getpid())
+		return;
+	pthread_mutex_lock(&rw.lock);
+	rw.abort = true;
+	pthread_mutex_unlock(&rw.lock);
+	kp_rw_join();
+	while ((b = rw.done)) {
+		rw.done = b->next;
+		kp_rw_free_batch(b);
+	}
+	/* Nothing is queued once the workers are gone; be safe anyway. */
+	while ((b = rw.queue)) {
+		rw.queue = b->next;
+		kp_rw_free_batch(b);
+	}
+	rw.tail = NULL;
+	kp_rw_close_master_fds();
+	rw.started = false;
+}
+
+/* ---- a restored process ---- */
+
+static int kp_rw_send(int s, const void *buf, size_t len, const int *fds,
+		      unsigned int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * KP_RW_MAX_FDS)];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if (nfds) {
+		memset(ctl.buf, 0, sizeof(ctl.buf));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+	}
+	do
+		n = sendmsg(s, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EMSGSIZE;
+}
+
+static int kp_rw_send_job(int s, const struct kp_copy_job *j,
+			  struct kp_rw_bos_msg *bm)
+{
+	struct kp_rw_job_msg jm = {
+		.h = { .magic = KP_RW_MAGIC, .type = KP_RW_JOB },
+		.gpu_id = j->gpu_id,
+		.render_minor = j->render_minor,
+		.mode = (uint32_t)j->mode,
+		.flags = (j->no_sync ? KP_RW_JOB_NO_SYNC : 0) |
+			 (j->chunk ? KP_RW_JOB_CHUNKED : 0),
+		.nbos = j->nbos,
+	};
+	int fds[KP_RW_MAX_FDS];
+	unsigned int i, k, n;
+	int ret;
+
+	memcpy(jm.image, j->image, KP_NAME_LEN);
+	ret = kp_rw_send(s, &jm, sizeof(jm), NULL, 0);
+	for (i = 0; !ret && i < j->nbos; i += n) {
+		n = KP_MIN(j->nbos - i, (unsigned int)KP_RW_MAX_FDS);
+		memset(bm, 0, sizeof(*bm));
+		bm->h = (struct kp_rw_hdr){ KP_RW_MAGIC, KP_RW_BOS };
+		bm->n = n;
+		for (k = 0; k < n; k++) {
+			bm->bo[k].addr = j->bos[i + k].addr;
+			bm->bo[k].size = j->bos[i + k].size;
+			bm->bo[k].checksum = j->bos[i + k].checksum;
+			fds[k] = j->bos[i + k].dmabuf_fd;
+		}
+		ret = kp_rw_send(s, bm, offsetof(struct kp_rw_bos_msg, bo) +
+					n * sizeof(bm->bo[0]), fds, n);
+	}
+	return ret;
+}
+
+int kp_rw_submit(uint32_t image_id, const struct kp_copy_job *jobs,
+		 unsigned int njobs)
+{
+	struct kp_rw_end_msg em = {
+		.h = { .magic = KP_RW_MAGIC, .type = KP_RW_END },
+		.image_id = image_id,
+	};
+	struct kp_rw_bos_msg *bm;
+	unsigned int i, nbos = 0;
+	int s, ret = 0;
+
+	if (!rw.started || rw.master == getpid())
+		return -EAGAIN;
+	for (i = 0; i < njobs; i++)
+		nbos += jobs[i].nbos;
+	if (!nbos)
+		return 0;
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0 || connect(s, (struct sockaddr *)&rw.addr, rw.addrlen)) {
+		kp_info("cannot reach the restore workers in criu's master (%s): restoring the BO contents in this process",
+			strerror(errno));
+		if (s >= 0)
+			close(s);
+		return -EAGAIN;
+	}
+	bm = malloc(sizeof(*bm));
+	if (!bm)
+		ret = -ENOMEM;
+	for (i = 0; !ret && i < njobs; i++) {
+		if (!jobs[i].nbos)
+			continue;
+		ret = kp_rw_send_job(s, &jobs[i], bm);
+		em.njobs++;
+	}
+	if (!ret)
+		ret = kp_rw_send(s, &em, sizeof(em), NULL, 0);
+	free(bm);
+	close(s);
+	if (ret) {
+		kp_err("cannot hand the BO contents over to criu's master: %s",
+		       strerror(-ret));
+		return ret;
+	}
+	kp_info("handed %u BOs on %u GPUs over to the restore workers in criu's master",
+		nbos, em.njobs);
+	return 0;
+}
