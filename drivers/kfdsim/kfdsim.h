@@ -612,6 +612,9 @@ void kfdsim_cp_kick(struct kfdsim_gpu *gpu);
 u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q);
 
 /* Device operations for preemption; see Documentation/preemption.rst. */
+bool kfdsim_cp_should_fail(void);
+void kfdsim_cp_set_fail_nth(int n);
+int kfdsim_cp_get_fail_nth(void);
 int kfdsim_process_evict(struct kfdsim_process *p);
 void kfdsim_process_restore(struct kfdsim_process *p);
 void kfdsim_queue_save_state(struct kfdsim_queue *q,
@@ -637,6 +640,7 @@ void kfd_criu_file_flush(struct file *filp);
 bool kfd_criu_should_fail(void);
 void kfd_criu_set_fail_nth(int n);
 int kfd_criu_get_fail_nth(void);
+unsigned int kfd_criu_get_fail_points(void);
 void *kfd_criu_kvzalloc(size_t n, size_t size);
 int kfd_criu_copy_to_user(u64 uptr, const void *src, size_t len);
 bool kfd_criu_bo_has_contents(const struct kfdsim_bo *bo);
