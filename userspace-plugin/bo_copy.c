@@ -71,9 +71,10 @@ const char *kp_copy_mode_name(enum kp_copy_mode mode)
 	return mode < KP_ARRAY_SIZE(kp_mode_names) ? kp_mode_names[mode] : "?";
 }
 
-int kp_copy_image_io(const struct kp_copy_job *j, int img,
-		     const struct kp_copy_bo *bo, uint64_t off, void *buf,
-		     size_t len, struct kp_sum *sum)
+/* Version 1: every byte, straight through. */
+static int kp_flat_io(const struct kp_copy_job *j, int img,
+		      const struct kp_copy_bo *bo, uint64_t off, void *buf,
+		      size_t len, struct kp_sum *sum)
 {
 	ssize_t n;
 	int ret;
@@ -100,6 +101,113 @@ int kp_copy_image_io(const struct kp_copy_job *j, int img,
 	return (int)n;
 }
 
+static const char *const kp_kind_names[] = {
+	[KFD_CHUNK__KFD_CHUNK_ZERO] = "zero",
+	[KFD_CHUNK__KFD_CHUNK_DATA] = "stored",
+	[KFD_CHUNK__KFD_CHUNK_PARENT] = "parent's",
+};
+
+/* Save one chunk: classify it, and write it if it is DATA. */
+static int kp_chunk_save(const struct kp_copy_job *j, int img,
+			 struct kp_copy_bo *bo, uint64_t c, const uint8_t *p,
+			 size_t clen)
+{
+	uint64_t h;
+	int ret;
+
+	if (kp_is_zero(p, clen)) {
+		bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_ZERO;
+		bo->sums[c] = clen == j->chunk ? j->zero_sum :
+						 kp_sum_zeros(clen);
+		return 0;
+	}
+	h = kp_sum_buf(p, clen);
+	bo->sums[c] = h;
+	if (bo->base && bo->base[c] == h) {
+		bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_PARENT;
+		return 0;
+	}
+	bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
+	ret = kp_write_all(img, p, clen);
+	if (ret)
+		kp_err("cannot write image %s: %s", j->image, strerror(-ret));
+	bo->stored += clen;
+	return ret;
+}
+
+/* Load one chunk into @p, from wherever it is, and check its sum. */
+static int kp_chunk_load(const struct kp_copy_job *j, int img,
+			 const struct kp_copy_bo *bo, uint64_t c, uint8_t *p,
+			 size_t clen)
+{
+	uint8_t kind = bo->kinds[c];
+	uint64_t h;
+	ssize_t n;
+	int ret;
+
+	switch (kind) {
+	case KFD_CHUNK__KFD_CHUNK_ZERO:
+		memset(p, 0, clen);
+		h = clen == j->chunk ? j->zero_sum : kp_sum_zeros(clen);
+		break;
+	case KFD_CHUNK__KFD_CHUNK_DATA:
+		n = kp_read_all(img, p, clen);
+		if (n < 0) {
+			kp_err("cannot read image %s: %s", j->image,
+			       strerror((int)-n));
+			return (int)n;
+		}
+		if ((size_t)n != clen) {
+			kp_err("image %s is truncated: BO 0x%" PRIx64 " lacks bytes of its chunk at offset %" PRIu64,
+			       j->image, bo->addr, c * j->chunk);
+			return -EIO;
+		}
+		h = kp_sum_buf(p, clen);
+		break;
+	default:
+		ret = kp_chain_read(bo->chain, bo->chain_bo, c, p, clen);
+		if (ret)
+			return ret;
+		h = kp_sum_buf(p, clen);
+	}
+	if (h != bo->sums[c]) {
+		kp_err("BO 0x%" PRIx64 " (GPU %u): checksum mismatch in its %s chunk at offset %" PRIu64 " (%s%s): recorded 0x%016" PRIx64 ", the data gives 0x%016" PRIx64,
+		       bo->addr, j->gpu_id, kp_kind_names[kind], c * j->chunk,
+		       kind == KFD_CHUNK__KFD_CHUNK_PARENT ? "from the parent image " : "image ",
+		       kind == KFD_CHUNK__KFD_CHUNK_PARENT ? bo->chain->where : j->image,
+		       bo->sums[c], h);
+		return -EIO;
+	}
+	return 0;
+}
+
+int kp_copy_image_io(const struct kp_copy_job *j, int img,
+		     struct kp_copy_bo *bo, uint64_t off, void *buf,
+		     size_t len, struct kp_sum *sum)
+{
+	uint8_t *p = buf;
+	uint64_t c;
+	size_t k, clen;
+	int ret;
+
+	if (!j->chunk)
+		return kp_flat_io(j, img, bo, off, buf, len, sum);
+	/* Windows start at chunk boundaries (kp_copy_run()). */
+	for (k = 0; k < len; k += clen) {
+		c = (off + k) / j->chunk;
+		clen = kp_chunk_len(bo->size, j->chunk, c);
+		if (clen > len - k)
+			clen = len - k;
+		ret = j->dir == KP_COPY_SAVE ?
+		      kp_chunk_save(j, img, bo, c, p + k, clen) :
+		      kp_chunk_load(j, img, bo, c, p + k, clen);
+		if (ret)
+			return ret;
+		kp_sum_u64(sum, bo->sums[c]);
+	}
+	return 0;
+}
+
 /* Tell the exporter the CPU is about to access, or is done with, the BO. */
 static int kp_dmabuf_sync(const struct kp_copy_job *j, int fd, bool start)
 {
@@ -119,7 +227,7 @@ static int kp_dmabuf_sync(const struct kp_copy_job *j, int fd, bool start)
 }
 
 /* The CPU engine: one window through a mapping of the BO's dma-buf. */
-static int kp_cpu_window(void *ctx, int img, const struct kp_copy_bo *bo,
+static int kp_cpu_window(void *ctx, int img, struct kp_copy_bo *bo,
 			 uint64_t off, size_t len, struct kp_sum *sum)
 {
 	struct kp_copy_job *j = ctx;
@@ -168,6 +276,8 @@ static int kp_copy_bo(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
 	int ret = 0;
 
 	kp_sum_init(&sum);
+	if (j->dir == KP_COPY_SAVE)
+		bo->stored = 0;
 	if (ops->begin) {
 		ret = ops->begin(ctx, bo);
 		if (ret)
@@ -214,7 +324,8 @@ static int kp_job_save(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 	img = kp_img_create(j->image);
 	if (img < 0)
 		return img;
-	ret = kp_record_write_len(img, kp_job_bytes(j));
+	/* Chunked: the process record says what the pages image holds. */
+	ret = j->chunk ? 0 : kp_record_write_len(img, kp_job_bytes(j));
 	if (ret)
 		kp_err("cannot write image %s: %s", j->image, strerror(-ret));
 	for (i = 0; !ret && i < j->nbos; i++)
@@ -240,7 +351,10 @@ static int kp_job_load(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 		kp_err("image %s is missing: %s", j->image, strerror(-img));
 		return img;
 	}
-	ret = kp_record_read_len(img, j->image, UINT64_MAX, &have);
+	ret = j->chunk ? 0 :
+	      kp_record_read_len(img, j->image, UINT64_MAX, &have);
+	if (j->chunk)
+		have = want;
 	if (ret == -ENODATA) {
 		kp_err("image %s is truncated: empty", j->image);
 		ret = -EIO;
@@ -301,7 +415,7 @@ static void *kp_job_main(void *arg)
 int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 		uint64_t max_buffer)
 {
-	uint64_t page = kp_page_size(), window;
+	uint64_t page = kp_page_size(), window, zero_sum;
 	bool *threaded;
 	unsigned int i;
 	int ret = 0;
@@ -311,6 +425,7 @@ int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 	window = max_buffer / njobs / page * page;
 	if (window < page)
 		window = page;
+	zero_sum = jobs[0].chunk ? kp_sum_zeros(jobs[0].chunk) : 0;
 	threaded = calloc(njobs, sizeof(*threaded));
 	if (!threaded)
 		return -ENOMEM;
@@ -318,6 +433,14 @@ int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 	/* Job 0 runs in the caller; a job whose thread fails runs later. */
 	for (i = 0; i < njobs; i++) {
 		jobs[i].window = window;
+		/* Whole chunks: at least one, even above the cap. */
+		if (jobs[i].chunk) {
+			jobs[i].window = KP_MAX(window / jobs[i].chunk, 1) *
+					 jobs[i].chunk;
+			jobs[i].zero_sum = jobs[i].chunk == jobs[0].chunk ?
+					   zero_sum :
+					   kp_sum_zeros(jobs[i].chunk);
+		}
 		jobs[i].ret = 0;
 		if (i && !pthread_create(&jobs[i].thread, NULL, kp_job_main,
 					 &jobs[i]))

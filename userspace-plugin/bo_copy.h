@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "chain.h"
 #include "checksum.h"
 #include "images.h"
 
@@ -30,6 +31,14 @@ struct kp_copy_bo {
 	uint64_t size;
 	int dmabuf_fd;
 	uint64_t checksum;	/* save: computed; load: expected */
+
+	/* Chunked contents (image version 2), when the job's chunk is set. */
+	uint8_t *kinds;		/* KfdChunk per chunk: save sets, load reads */
+	uint64_t *sums;		/* kp_sum per chunk: save sets, load checks */
+	const uint64_t *base;	/* save: the parent's sums, or NULL */
+	const struct kp_chain *chain;	/* load: where PARENT chunks are */
+	uint32_t chain_bo;	/* load: this BO's index there */
+	uint64_t stored;	/* save: bytes written to the image */
 };
 
 enum kp_copy_mode {
@@ -52,9 +61,17 @@ struct kp_copy_job {
 	bool no_sync;		/* tests: plain files, not dma-bufs */
 	enum kp_copy_mode mode;
 	uint32_t render_minor;	/* the GPU's render node here (SDMA) */
+	/*
+	 * Bytes per chunk, 0 for version 1 images (every byte stored, after
+	 * a length). Chunked: zero chunks are not stored (save) and written
+	 * as zeros (load: a restored BO's contents are undefined until
+	 * then); chunks whose sum equals the base's refer to the parent.
+	 */
+	uint32_t chunk;
 
 	/* set by kp_copy_run() */
-	uint64_t window;
+	uint64_t window;	/* a multiple of chunk */
+	uint64_t zero_sum;	/* of a whole zero chunk */
 	int ret;
 	pthread_t thread;
 };
@@ -75,7 +92,7 @@ const char *kp_copy_mode_name(enum kp_copy_mode mode);
  */
 struct kp_copy_ops {
 	int (*begin)(void *ctx, const struct kp_copy_bo *bo);
-	int (*window)(void *ctx, int img, const struct kp_copy_bo *bo,
+	int (*window)(void *ctx, int img, struct kp_copy_bo *bo,
 		      uint64_t off, size_t len, struct kp_sum *sum);
 	void (*end)(void *ctx, const struct kp_copy_bo *bo);
 };
@@ -92,7 +109,7 @@ int kp_copy_walk(struct kp_copy_job *j, const struct kp_copy_ops *ops,
  * from the image (load), and add it to @sum. Errors are logged.
  */
 int kp_copy_image_io(const struct kp_copy_job *j, int img,
-		     const struct kp_copy_bo *bo, uint64_t off, void *buf,
+		     struct kp_copy_bo *bo, uint64_t off, void *buf,
 		     size_t len, struct kp_sum *sum);
 
 /*

@@ -84,3 +84,51 @@ uint64_t kp_sum_buf(const void *data, size_t len)
 	kp_sum_update(&s, data, len);
 	return kp_sum_final(&s);
 }
+
+void kp_sum_u64(struct kp_sum *s, uint64_t v)
+{
+	uint8_t b[8];
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	kp_sum_update(s, b, sizeof(b));
+}
+
+static const uint64_t kp_zero_words[512];
+
+uint64_t kp_sum_zeros(uint64_t len)
+{
+	struct kp_sum s;
+	size_t n;
+
+	kp_sum_init(&s);
+	while (len) {
+		n = len < sizeof(kp_zero_words) ? (size_t)len :
+						  sizeof(kp_zero_words);
+		kp_sum_update(&s, kp_zero_words, n);
+		len -= n;
+	}
+	return kp_sum_final(&s);
+}
+
+bool kp_is_zero(const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint64_t w[8], acc;
+	unsigned int i;
+
+	/* 64 bytes at a time (memcpy: no alignment assumed), early out. */
+	for (; len >= sizeof(w); p += sizeof(w), len -= sizeof(w)) {
+		memcpy(w, p, sizeof(w));
+		acc = 0;
+		for (i = 0; i < 8; i++)
+			acc |= w[i];
+		if (acc)
+			return false;
+	}
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
+}

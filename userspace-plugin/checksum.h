@@ -11,6 +11,7 @@
 #ifndef KFD_PLUGIN_CHECKSUM_H
 #define KFD_PLUGIN_CHECKSUM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,5 +27,11 @@ void kp_sum_update(struct kp_sum *s, const void *data, size_t len);
 uint64_t kp_sum_final(const struct kp_sum *s);
 /* Checksum of one buffer. */
 uint64_t kp_sum_buf(const void *data, size_t len);
+/* Feed one value, as 8 little-endian bytes. */
+void kp_sum_u64(struct kp_sum *s, uint64_t v);
+/* Checksum of @len zero bytes, without a buffer of them. */
+uint64_t kp_sum_zeros(uint64_t len);
+/* Does @data hold only zero bytes? */
+bool kp_is_zero(const void *data, size_t len);
 
 #endif /* KFD_PLUGIN_CHECKSUM_H */

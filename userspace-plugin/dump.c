@@ -30,7 +30,9 @@
 #include <unistd.h>
 
 #include "bo_copy.h"
+#include "chain.h"
 #include "criu_compat.h"
+#include "hsakmt_shm.h"
 #include "images.h"
 #include "kfd_dev.h"
 #include "plugin.h"
@@ -46,7 +48,17 @@ struct kp_dumped {
 struct kp_held {
 	uint32_t pid;
 	int fd;			/* dup of CRIU's copy of its /dev/kfd file */
+	uint64_t paused_ms;	/* kp_now_ms() at PROCESS_INFO */
 };
+
+/* CLOCK_MONOTONIC in milliseconds, for the pause times in the log. */
+static uint64_t kp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 static struct {
 	bool version_ok;
@@ -73,6 +85,9 @@ void kp_dump_release(const char *why)
 		else
 			kp_info("GPU queues of pid %u run again: %s",
 				kp_dump.held[i].pid, why);
+		kp_info("pid %u: the GPU was paused for %" PRIu64 " ms",
+			kp_dump.held[i].pid,
+			kp_now_ms() - kp_dump.held[i].paused_ms);
 		close(kp_dump.held[i].fd);
 	}
 	free(kp_dump.held);
@@ -212,8 +227,18 @@ struct kp_ckpt {
 	const struct kp_gpu **gpus;	/* per device bucket */
 	uint64_t *checksums;		/* per BO */
 	bool *contents;			/* per BO: got a dma-buf fd */
+	/* Chunks (image version 2) */
+	uint32_t chunk;			/* bytes per chunk */
+	uint64_t *cstart;		/* per BO: its first chunk below */
+	uint8_t *kinds;			/* KfdChunk, per chunk of every BO */
+	uint64_t *sums;			/* per chunk of every BO */
+	uint64_t *stored;		/* per BO: bytes in the pages image */
+	uint32_t *base_bo;		/* per BO: its index in base */
+	bool *has_base;			/* per BO: base_bo is set */
+	struct kp_base base;		/* the parent image compared with */
 	bool have_fds;			/* CHECKPOINT installed dmabuf fds */
 	bool paused;
+	uint64_t paused_ms;		/* kp_now_ms() at PROCESS_INFO */
 };
 
 static int kp_criu_op(struct kp_ckpt *c, uint32_t op)
@@ -258,6 +283,7 @@ static void kp_hold(struct kp_ckpt *c)
 	}
 	h[kp_dump.nheld].pid = c->args.pid;
 	h[kp_dump.nheld].fd = fd;
+	h[kp_dump.nheld].paused_ms = c->paused_ms;
 	kp_dump.held = h;
 	kp_dump.nheld++;
 	c->paused = false;
@@ -288,6 +314,45 @@ static void kp_ckpt_free(struct kp_ckpt *c)
 	free(c->gpus);
 	free(c->checksums);
 	free(c->contents);
+	free(c->cstart);
+	free(c->kinds);
+	free(c->sums);
+	free(c->stored);
+	free(c->base_bo);
+	free(c->has_base);
+	kp_base_free(&c->base);
+}
+
+/*
+ * The chunk maps, and the parent image whose chunk checksums tell which
+ * chunks did not change (CRIU's "parent" link, --prev-images-dir).
+ */
+static int kp_ckpt_chunks(struct kp_ckpt *c)
+{
+	uint32_t nb = c->args.num_bos, i;
+	uint64_t total = 0;
+
+	c->chunk = kp_config.chunk_size ? kp_config.chunk_size : KP_CHUNK_SIZE;
+	c->cstart = calloc(nb + 1, sizeof(*c->cstart));
+	c->stored = calloc(nb + 1, sizeof(*c->stored));
+	c->base_bo = calloc(nb + 1, sizeof(*c->base_bo));
+	c->has_base = calloc(nb + 1, sizeof(*c->has_base));
+	if (!c->cstart || !c->stored || !c->base_bo || !c->has_base)
+		return -ENOMEM;
+	for (i = 0; i < nb; i++) {
+		c->cstart[i] = total;
+		if (c->contents[i])
+			total += kp_nchunks(c->bos[i].size, c->chunk);
+	}
+	c->kinds = calloc(total + 1, sizeof(*c->kinds));
+	c->sums = calloc(total + 1, sizeof(*c->sums));
+	if (!c->kinds || !c->sums)
+		return -ENOMEM;
+	kp_base_find(c->args.pid, c->chunk, &c->base);
+	if (c->base.p)
+		kp_info("pid %u: comparing with parent image %s (dump %016" PRIx64 "): unchanged chunks refer to it",
+			c->args.pid, c->base.where, c->base.dump_id);
+	return 0;
 }
 
 static int kp_device_index(const struct kp_ckpt *c, uint32_t user_gpu_id)
@@ -348,6 +413,7 @@ static int kp_ckpt_contents(struct kp_ckpt *c)
 		j->gpu_id = c->devices[d].user_gpu_id;
 		j->mode = kp_config.copy_mode;
 		j->render_minor = c->gpus[d]->render_minor;
+		j->chunk = c->chunk;
 		kp_name_pages(j->image, c->id, j->gpu_id);
 		j->bos = &cbos[k];
 		for (i = 0; i < nb; i++) {
@@ -356,6 +422,14 @@ static int kp_ckpt_contents(struct kp_ckpt *c)
 			cbos[k].addr = c->bos[i].addr;
 			cbos[k].size = c->bos[i].size;
 			cbos[k].dmabuf_fd = (int)c->bos[i].dmabuf_fd;
+			cbos[k].kinds = &c->kinds[c->cstart[i]];
+			cbos[k].sums = &c->sums[c->cstart[i]];
+			cbos[k].base = kp_base_sums(&c->base, c->bos[i].addr,
+						    c->bos[i].size,
+						    c->bos[i].gpu_id,
+						    c->bos[i].alloc_flags,
+						    &c->base_bo[i]);
+			c->has_base[i] = cbos[k].base;
 			k++;
 			j->nbos++;
 		}
@@ -369,8 +443,10 @@ static int kp_ckpt_contents(struct kp_ckpt *c)
 		n = 0;
 		for (i = 0; i < nb; i++)
 			if (c->bos[i].gpu_id == jobs[d].gpu_id &&
-			    c->contents[i])
+			    c->contents[i]) {
+				c->stored[i] = jobs[d].bos[n].stored;
 				c->checksums[i] = jobs[d].bos[n++].checksum;
+			}
 	}
 out:
 	free(jobs);
@@ -386,8 +462,11 @@ static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
 	KfdDevice *devs = NULL, **pdevs = NULL;
 	KfdBo *bos = NULL, **pbos = NULL;
 	char name[KP_NAME_LEN];
+	bool parent = false;
+	void *shm = NULL;
 	KfdProcess p;
 	KfdHeader h;
+	size_t n;
 	int fd, ret = -ENOMEM;
 
 	gm = calloc(nd ? nd : 1, sizeof(*gm));
@@ -428,12 +507,41 @@ static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
 		bos[i].has_contents = c->contents[i];
 		bos[i].has_checksum = bos[i].has_contents;
 		bos[i].checksum = c->checksums[i];
+		if (c->contents[i]) {
+			n = kp_nchunks(c->bos[i].size, c->chunk);
+			bos[i].has_chunks = true;
+			bos[i].chunks.len = n;
+			bos[i].chunks.data = &c->kinds[c->cstart[i]];
+			bos[i].n_chunk_sums = n;
+			bos[i].chunk_sums = &c->sums[c->cstart[i]];
+			bos[i].has_parent_bo = c->has_base[i] &&
+				memchr(bos[i].chunks.data,
+				       KFD_CHUNK__KFD_CHUNK_PARENT, n);
+			bos[i].parent_bo = c->base_bo[i];
+			parent |= bos[i].has_parent_bo;
+		}
 		pbos[i] = &bos[i];
+	}
+	p.has_chunk_size = true;
+	p.chunk_size = c->chunk;
+	if (parent) {
+		p.has_parent_dump_id = true;
+		p.has_parent_image = true;
+		p.has_parent_depth = true;
+		p.parent_dump_id = c->base.dump_id;
+		p.parent_image = c->base.id;
+		p.parent_depth = c->base.depth;
 	}
 	p.n_bos = nb;
 	p.bos = pbos;
 	p.priv_data.len = c->args.priv_data_size;
 	p.priv_data.data = c->priv;
+	ret = kp_hsakmt_shm_save(&p, &shm);
+	if (ret) {
+		kp_err("cannot read libhsakmt's shared memory: %s",
+		       strerror(-ret));
+		goto out;
+	}
 
 	kp_name_kfd(name, c->id);
 	fd = kp_img_create(name);
@@ -449,6 +557,7 @@ static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
 	if (ret)
 		kp_err("cannot write image %s: %s", name, strerror(-ret));
 out:
+	free(shm);
 	free(gm);
 	free(gpus);
 	free(devs);
@@ -496,12 +605,13 @@ static int kp_dump_kfd(int fd, uint32_t id)
 {
 	struct kp_ckpt c = { .fd = fd, .id = id };
 	uint32_t nd, nb, i, pid;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, stored = 0;
 	int ret;
 
 	ret = kp_dump_check_version();
 	if (ret)
 		return ret;
+	c.paused_ms = kp_now_ms();
 	ret = kp_criu_op(&c, KFD_CRIU_OP_PROCESS_INFO);
 	if (ret) {
 		kp_err("PROCESS_INFO on /dev/kfd file %u failed: %s", id,
@@ -551,9 +661,13 @@ static int kp_dump_kfd(int fd, uint32_t id)
 	}
 	ret = kp_ckpt_check(&c);
 	if (!ret)
+		ret = kp_ckpt_chunks(&c);
+	if (!ret)
 		ret = kp_ckpt_contents(&c);
 	if (ret)
 		goto out;
+	kp_info("pid %u: BO contents saved %" PRIu64 " ms after the GPU was paused",
+		pid, kp_now_ms() - c.paused_ms);
 	kp_close_dmabufs(&c);
 	/* The contents are saved; the GPU waits for the end of the dump. */
 	kp_hold(&c);
@@ -562,9 +676,14 @@ static int kp_dump_kfd(int fd, uint32_t id)
 		ret = kp_remember(pid, id);
 	if (!ret)
 		kp_dump_note_inventory();
+	for (i = 0; i < nb; i++)
+		stored += c.stored[i];
 	if (!ret)
-		kp_info("dumped /dev/kfd file %u of pid %u: %u GPUs, %u BOs (%" PRIu64 " bytes of contents), %u queues and events",
-			id, pid, nd, nb, bytes, c.args.num_objects);
+		kp_info("dumped /dev/kfd file %u of pid %u: %u GPUs, %u BOs (%" PRIu64 " bytes of contents, %" PRIu64 " stored: %" PRIu64 ".%02" PRIu64 "%%), %u queues and events",
+			id, pid, nd, nb, bytes, stored,
+			bytes ? stored * 100 / bytes : 0,
+			bytes ? stored * 10000 / bytes % 100 : 0,
+			c.args.num_objects);
 out:
 	kp_ckpt_free(&c);
 	return ret;

@@ -248,11 +248,83 @@ err:
 	return NULL;
 }
 
+uint64_t kp_nchunks(uint64_t size, uint32_t chunk)
+{
+	return size / chunk + !!(size % chunk);
+}
+
+size_t kp_chunk_len(uint64_t size, uint32_t chunk, uint64_t c)
+{
+	uint64_t off = c * chunk;
+
+	return (size_t)KP_MIN((uint64_t)chunk, size - off);
+}
+
+bool kp_chunk_size_ok(uint64_t chunk)
+{
+	return chunk >= KP_MIN_CHUNK_SIZE && chunk <= KP_MAX_CHUNK_SIZE &&
+	       !(chunk & (chunk - 1));
+}
+
+uint64_t kp_bo_stored(const KfdProcess *p, const KfdBo *b)
+{
+	uint64_t c, n, stored = 0;
+
+	if (!b->has_contents)
+		return 0;
+	if (!kp_chunked(p))
+		return b->size;
+	n = kp_nchunks(b->size, p->chunk_size);
+	for (c = 0; c < n && c < b->chunks.len; c++)
+		if (b->chunks.data[c] == KFD_CHUNK__KFD_CHUNK_DATA)
+			stored += kp_chunk_len(b->size, p->chunk_size, c);
+	return stored;
+}
+
+bool kp_bo_has_parent_chunks(const KfdProcess *p, const KfdBo *b)
+{
+	size_t c;
+
+	if (!b->has_contents || !kp_chunked(p))
+		return false;
+	for (c = 0; c < b->chunks.len; c++)
+		if (b->chunks.data[c] == KFD_CHUNK__KFD_CHUNK_PARENT)
+			return true;
+	return false;
+}
+
+/* The chunk map of a version 2 BO with contents. */
+static bool kp_bo_chunks_ok(const KfdProcess *p, const KfdBo *b)
+{
+	uint64_t n = kp_nchunks(b->size, p->chunk_size);
+	bool parent = false;
+	size_t c;
+
+	if (!b->size || b->chunks.len != n || b->n_chunk_sums != n)
+		return false;
+	for (c = 0; c < n; c++) {
+		if (b->chunks.data[c] > KFD_CHUNK__KFD_CHUNK_PARENT)
+			return false;
+		if (b->chunks.data[c] == KFD_CHUNK__KFD_CHUNK_PARENT)
+			parent = true;
+	}
+	return !parent || (b->has_parent_bo && p->has_parent_dump_id);
+}
+
 static bool kp_process_is_consistent(const KfdProcess *p, const KfdHeader *h)
 {
 	size_t i, j;
 
 	if (p->n_devices != p->num_devices || p->n_bos != p->num_bos)
+		return false;
+	/* Chunks and parents are version 2; an incremental image has both. */
+	if ((kp_chunked(p) || p->has_parent_dump_id) &&
+	    (h->version < 2 || !kp_chunked(p) ||
+	     !kp_chunk_size_ok(p->chunk_size)))
+		return false;
+	if (p->has_parent_dump_id &&
+	    (!p->has_parent_image || !p->has_parent_depth ||
+	     !p->parent_depth || p->parent_depth > KP_MAX_PARENT_DEPTH))
 		return false;
 	for (i = 0; i < p->n_devices; i++) {
 		if (!p->devices[i]->user_gpu_id ||
@@ -270,6 +342,9 @@ static bool kp_process_is_consistent(const KfdProcess *p, const KfdHeader *h)
 		if (j == p->n_devices)
 			return false;
 		if (p->bos[i]->has_contents && !p->bos[i]->has_checksum)
+			return false;
+		if (p->bos[i]->has_contents && kp_chunked(p) &&
+		    !kp_bo_chunks_ok(p, p->bos[i]))
 			return false;
 	}
 	return true;

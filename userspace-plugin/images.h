@@ -16,7 +16,19 @@
 #include "topology.h"
 
 /* Format version this plugin writes, and the newest it reads. */
-#define KP_IMAGE_VERSION	1
+#define KP_IMAGE_VERSION	2
+
+/*
+ * Version 2 keeps BO contents in chunks (kfd_image.proto, KfdChunk): zero
+ * chunks are not stored, chunks equal to the parent image's are referred
+ * to. KFD_CHUNK_SIZE (bytes, k/M suffixes, a power of two from 4 KiB to
+ * 64 MiB) overrides the default at dump.
+ */
+#define KP_CHUNK_SIZE		(64U << 10)
+#define KP_MIN_CHUNK_SIZE	(4U << 10)
+#define KP_MAX_CHUNK_SIZE	(64U << 20)
+/* "parent" links a reader follows at most (pre-dumps and dumps). */
+#define KP_MAX_PARENT_DEPTH	64
 
 /* Bounds on what a reader accepts (a corrupt length must not OOM us). */
 #define KP_MAX_HEADER_RECORD	(16ULL << 20)
@@ -66,6 +78,21 @@ int kp_record_read(int fd, const char *name, uint64_t max, uint8_t **buf,
 KfdHeader *kp_read_header(int fd, const char *name);
 /* Read and check the process record against @h. NULL on failure. */
 KfdProcess *kp_read_process(int fd, const char *name, const KfdHeader *h);
+
+/* Chunks of a BO of @size bytes, and the length of chunk @c. */
+uint64_t kp_nchunks(uint64_t size, uint32_t chunk);
+size_t kp_chunk_len(uint64_t size, uint32_t chunk, uint64_t c);
+/* Is @p chunked (version 2 contents)? */
+static inline bool kp_chunked(const KfdProcess *p)
+{
+	return p->has_chunk_size;
+}
+/* Bytes of BO @b in its pages image (every byte in version 1). */
+uint64_t kp_bo_stored(const KfdProcess *p, const KfdBo *b);
+/* Does BO @b have a chunk that refers to the parent image? */
+bool kp_bo_has_parent_chunks(const KfdProcess *p, const KfdBo *b);
+/* A chunk size is valid: a power of two within the bounds above. */
+bool kp_chunk_size_ok(uint64_t chunk);
 
 /* A KfdGpu message pointing into a struct kp_gpu (no allocation). */
 struct kp_gpu_msg {

@@ -7,8 +7,10 @@
  * For each /dev/kfd image: the GPUs (ids, render minor, main properties),
  * the device and BO lists (sizes, decoded flags, offsets, checksums), the
  * queue and event counts (the ioctl's num_objects and what the kernel's
- * private data header says) and the pages images. --verify recomputes the
- * checksums from the pages images. Exit status 1 if an image is damaged
+ * private data header says) and the pages images, with the bytes of
+ * contents stored against the BOs' sizes (format 2 stores no zero chunks
+ * and, incremental, no chunk its parent image has). --verify recomputes
+ * the checksums from the pages images, following the parent images. Exit status 1 if an image is damaged
  * or a checksum does not match.
  */
 #include <dirent.h>
@@ -21,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chain.h"
 #include "checksum.h"
 #include "images.h"
 #include "util.h"
@@ -133,54 +136,16 @@ static void kp_show_priv(const ProtobufCBinaryData *d)
 		       (uint64_t)hdr.size);
 }
 
-/* The pages image of one GPU; with --verify, the checksums too. */
-static int kp_show_pages(uint32_t id, uint32_t gpu_id, const KfdProcess *p)
+/* Version 1: the BOs' bytes, one after the other. */
+static int kp_verify_flat(int fd, uint32_t gpu_id, const KfdProcess *p,
+			  uint8_t *buf, size_t chunk)
 {
-	uint64_t want = 0, have, off;
-	char name[KP_NAME_LEN], sz[32];
-	unsigned int nbos = 0, bad = 0;
+	unsigned int bad = 0;
 	struct kp_sum sum;
-	struct stat st;
-	uint8_t *buf = NULL;
-	size_t i, chunk = 1 << 20;
+	uint64_t off;
 	ssize_t n;
-	int fd, ret = 0;
+	size_t i;
 
-	for (i = 0; i < p->n_bos; i++) {
-		if (p->bos[i]->gpu_id == gpu_id && p->bos[i]->has_contents) {
-			want += p->bos[i]->size;
-			nbos++;
-		}
-	}
-	kp_name_pages(name, id, gpu_id);
-	fd = kp_img_open(name);
-	if (fd < 0) {
-		printf("  pages of GPU %u: %s: %s%s\n", gpu_id, name,
-		       strerror(-fd), nbos ? " (MISSING)" : "");
-		return nbos ? -1 : 0;
-	}
-	fstat(fd, &st);
-	if (kp_record_read_len(fd, name, UINT64_MAX, &have)) {
-		close(fd);
-		return -1;
-	}
-	printf("  pages of GPU %u: %s: %s of contents for %u BOs, file %" PRIu64 " bytes%s\n",
-	       gpu_id, name, kp_human(have, sz, sizeof(sz)), nbos,
-	       (uint64_t)st.st_size,
-	       have != want || (uint64_t)st.st_size != have + 8 ?
-	       " (SIZE MISMATCH)" : "");
-	if (have != want || (uint64_t)st.st_size != have + 8)
-		ret = -1;
-	if (!verify || ret) {
-		close(fd);
-		return ret;
-	}
-
-	buf = malloc(chunk);
-	if (!buf) {
-		close(fd);
-		return -1;
-	}
 	for (i = 0; i < p->n_bos; i++) {
 		const KfdBo *b = p->bos[i];
 
@@ -199,6 +164,123 @@ static int kp_show_pages(uint32_t id, uint32_t gpu_id, const KfdProcess *p)
 			bad++;
 		}
 	}
+	return bad;
+}
+
+/*
+ * Version 2: this image's DATA chunks in order, the others from the
+ * parent images (@chain) or zero; every chunk's and BO's checksum.
+ */
+static int kp_verify_chunks(int fd, uint32_t gpu_id, const KfdProcess *p,
+			    const struct kp_chain *chain, uint8_t *buf)
+{
+	unsigned int bad = 0;
+	struct kp_sum sum;
+	uint64_t c, n;
+	size_t i, len;
+	bool ok;
+
+	for (i = 0; i < p->n_bos; i++) {
+		const KfdBo *b = p->bos[i];
+
+		if (b->gpu_id != gpu_id || !b->has_contents)
+			continue;
+		kp_sum_init(&sum);
+		n = kp_nchunks(b->size, p->chunk_size);
+		for (c = 0, ok = true; c < n && ok; c++) {
+			len = kp_chunk_len(b->size, p->chunk_size, c);
+			switch (b->chunks.data[c]) {
+			case KFD_CHUNK__KFD_CHUNK_DATA:
+				ok = kp_read_all(fd, buf, len) == (ssize_t)len;
+				break;
+			case KFD_CHUNK__KFD_CHUNK_ZERO:
+				memset(buf, 0, len);
+				break;
+			default:
+				ok = chain && !kp_chain_read(chain, b->parent_bo,
+							     c, buf, len);
+			}
+			if (ok && kp_sum_buf(buf, len) != b->chunk_sums[c]) {
+				printf("    BO 0x%016" PRIx64 ": checksum mismatch in the chunk at offset %" PRIu64 "\n",
+				       b->addr, c * p->chunk_size);
+				ok = false;
+			}
+			kp_sum_u64(&sum, b->chunk_sums[c]);
+		}
+		if (!ok || kp_sum_final(&sum) != b->checksum) {
+			printf("    BO 0x%016" PRIx64 ": checksum mismatch\n",
+			       b->addr);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* The pages image of one GPU; with --verify, the checksums too. */
+static int kp_show_pages(uint32_t id, uint32_t gpu_id, const KfdProcess *p,
+			 const struct kp_chain *chain)
+{
+	uint64_t want = 0, logical = 0, have, file;
+	char name[KP_NAME_LEN], sz[32], lsz[32];
+	unsigned int nbos = 0, bad;
+	size_t i, chunk = 1 << 20;
+	struct stat st;
+	uint8_t *buf = NULL;
+	int fd, ret = 0;
+
+	for (i = 0; i < p->n_bos; i++) {
+		if (p->bos[i]->gpu_id == gpu_id && p->bos[i]->has_contents) {
+			want += kp_bo_stored(p, p->bos[i]);
+			logical += p->bos[i]->size;
+			nbos++;
+		}
+	}
+	kp_name_pages(name, id, gpu_id);
+	fd = kp_img_open(name);
+	if (fd < 0) {
+		/* A format 2 image stores nothing for zero or unchanged BOs. */
+		if (kp_chunked(p) && !want && nbos) {
+			printf("  pages of GPU %u: none stored for %u BOs (%s of contents)\n",
+			       gpu_id, nbos, kp_human(logical, lsz, sizeof(lsz)));
+			return 0;
+		}
+		printf("  pages of GPU %u: %s: %s%s\n", gpu_id, name,
+		       strerror(-fd), nbos ? " (MISSING)" : "");
+		return nbos ? -1 : 0;
+	}
+	fstat(fd, &st);
+	file = (uint64_t)st.st_size;
+	have = file;
+	if (!kp_chunked(p)) {
+		if (kp_record_read_len(fd, name, UINT64_MAX, &have)) {
+			close(fd);
+			return -1;
+		}
+		file -= 8;
+	}
+	printf("  pages of GPU %u: %s: %s stored of %s of contents (%" PRIu64 ".%02" PRIu64 "%%) for %u BOs, file %" PRIu64 " bytes%s\n",
+	       gpu_id, name, kp_human(have, sz, sizeof(sz)),
+	       kp_human(logical, lsz, sizeof(lsz)),
+	       logical ? have * 100 / logical : 0,
+	       logical ? have * 10000 / logical % 100 : 0, nbos,
+	       (uint64_t)st.st_size,
+	       have != want || file != have ? " (SIZE MISMATCH)" : "");
+	if (have != want || file != have)
+		ret = -1;
+	if (!verify || ret) {
+		close(fd);
+		return ret;
+	}
+
+	if (kp_chunked(p))
+		chunk = p->chunk_size;
+	buf = malloc(chunk);
+	if (!buf) {
+		close(fd);
+		return -1;
+	}
+	bad = kp_chunked(p) ? kp_verify_chunks(fd, gpu_id, p, chain, buf) :
+			      kp_verify_flat(fd, gpu_id, p, buf, chunk);
 	printf("    checksums of GPU %u: %s\n", gpu_id,
 	       bad ? "MISMATCH" : "ok");
 	free(buf);
@@ -206,16 +288,32 @@ static int kp_show_pages(uint32_t id, uint32_t gpu_id, const KfdProcess *p)
 	return bad ? -1 : 0;
 }
 
+/* " chunks: N stored, N zero, N parent's" */
+static void kp_show_chunks(const KfdProcess *p, const KfdBo *b)
+{
+	unsigned int k[3] = { 0 };
+	size_t c;
+
+	for (c = 0; c < b->chunks.len; c++)
+		k[b->chunks.data[c]]++;
+	printf(" chunks: %u stored, %u zero, %u in the parent", k[1], k[0],
+	       k[2]);
+	(void)p;
+}
+
 static int kp_show_process(uint32_t id, int fd, const char *name,
 			   const KfdHeader *h)
 {
 	char flags[160], sz[32];
+	uint64_t logical = 0, stored = 0;
+	struct kp_chain *chain = NULL, *link;
 	KfdProcess *p;
 	size_t i;
 	int ret = 0;
 
-	printf("%s: /dev/kfd of pid %u, image format %u, KFD %u.%u at checkpoint\n",
-	       name, h->pid, h->version, h->kfd_major, h->kfd_minor);
+	printf("%s: /dev/kfd of pid %u, image format %u, KFD %u.%u at checkpoint, dump %016" PRIx64 "\n",
+	       name, h->pid, h->version, h->kfd_major, h->kfd_minor,
+	       h->dump_id);
 	for (i = 0; i < h->n_gpus; i++)
 		kp_show_gpu(h->gpus[i]);
 	p = kp_read_process(fd, name, h);
@@ -235,14 +333,35 @@ static int kp_show_process(uint32_t id, int fd, const char *name,
 		printf("    0x%016" PRIx64 " %10s gpu %u %s offset 0x%" PRIx64,
 		       b->addr, kp_human(b->size, sz, sizeof(sz)), b->gpu_id,
 		       flags, b->offset);
-		if (b->has_contents)
-			printf(" checksum 0x%016" PRIx64 "\n", b->checksum);
-		else
+		if (!b->has_contents) {
 			printf(" (no contents saved)\n");
+			continue;
+		}
+		printf(" checksum 0x%016" PRIx64, b->checksum);
+		if (kp_chunked(p))
+			kp_show_chunks(p, b);
+		printf("\n");
+		logical += b->size;
+		stored += kp_bo_stored(p, b);
+	}
+	printf("  contents: %" PRIu64 " bytes, %" PRIu64 " stored in this image (%" PRIu64 ".%02" PRIu64 "%%)\n",
+	       logical, stored, logical ? stored * 100 / logical : 0,
+	       logical ? stored * 10000 / logical % 100 : 0);
+	if (p->has_parent_dump_id) {
+		printf("  incremental: unchanged chunks are in kfd-%u.img of dump %016" PRIx64 ", %u parent link(s) up\n",
+		       p->parent_image, p->parent_dump_id, p->parent_depth);
+		if (verify && kp_chain_open(kp_image_dir(), name, p, &chain)) {
+			printf("  parent images: DAMAGED OR MISSING\n");
+			ret = -1;
+		}
+		for (link = chain; link; link = link->parent)
+			printf("  parent image %s (dump %016" PRIx64 ")\n",
+			       link->where, link->dump_id);
 	}
 	for (i = 0; i < p->n_devices; i++)
-		if (kp_show_pages(id, p->devices[i]->user_gpu_id, p))
+		if (kp_show_pages(id, p->devices[i]->user_gpu_id, p, chain))
 			ret = -1;
+	kp_chain_free(chain);
 	kfd_process__free_unpacked(p, NULL);
 	return ret;
 }

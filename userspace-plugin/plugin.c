@@ -8,6 +8,7 @@
  * without a word. Checkpoint is in dump.c, restore in restore.c.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +27,22 @@ static int kp_resume_kfd = -1;
 
 static const char kp_name[] = "kfd_plugin";
 
+uint32_t kp_chunk_size_from_env(void)
+{
+	const char *s = getenv("KFD_CHUNK_SIZE");
+	uint64_t v;
+
+	if (!s)
+		return KP_CHUNK_SIZE;
+	if (kp_parse_size(s, &v) || !kp_chunk_size_ok(v)) {
+		kp_warn("KFD_CHUNK_SIZE=\"%s\" is not a power of two from %u KiB to %u MiB; using %u KiB",
+			s, KP_MIN_CHUNK_SIZE >> 10, KP_MAX_CHUNK_SIZE >> 20,
+			KP_CHUNK_SIZE >> 10);
+		return KP_CHUNK_SIZE;
+	}
+	return (uint32_t)v;
+}
+
 static int kp_init(int stage)
 {
 	/*
@@ -42,9 +59,11 @@ static int kp_init(int stage)
 	kp_config.max_buffer = kp_copy_buffer_size();
 	kp_config.copy_mode = kp_copy_mode_from_env();
 	kp_match_opts_from_env(&kp_config.match);
-	kp_debug("init, stage %d, buffer cap %llu bytes, BO copy %s", stage,
-		 (unsigned long long)kp_config.max_buffer,
-		 kp_copy_mode_name(kp_config.copy_mode));
+	kp_config.chunk_size = kp_chunk_size_from_env();
+	kp_debug("init, stage %d, buffer cap %llu bytes, BO copy %s, chunks of %u bytes",
+		 stage, (unsigned long long)kp_config.max_buffer,
+		 kp_copy_mode_name(kp_config.copy_mode),
+		 kp_config.chunk_size);
 	kp_debug("criu has %u hooks (%s), this plugin uses %u; UPDATE_VMA_MAP fd owned by criu: %s, RESTORE_EXT_FILE retry: %s, inventory plugin list: %s",
 		 kp_criu.hooks, kp_criu.how, CR_PLUGIN_DESC.max_hooks,
 		 kp_criu.vma_fd_owned ? "yes" : "no",

@@ -16,7 +16,11 @@ struct kp_config {
 	uint64_t max_buffer;		/* KFD_MAX_BUFFER_SIZE */
 	enum kp_copy_mode copy_mode;	/* KFD_BO_COPY */
 	struct kp_match_opts match;	/* KFD_*_CHECK */
+	uint32_t chunk_size;		/* KFD_CHUNK_SIZE */
 };
+
+/* KFD_CHUNK_SIZE, or the default (with a warning if it is invalid). */
+uint32_t kp_chunk_size_from_env(void);
 
 extern struct kp_config kp_config;
 

@@ -27,7 +27,9 @@
 #include <linux/kcmp.h>
 
 #include "bo_copy.h"
+#include "chain.h"
 #include "criu_compat.h"
+#include "hsakmt_shm.h"
 #include "images.h"
 #include "kfd_dev.h"
 #include "plugin.h"
@@ -372,16 +374,27 @@ static int kp_add_kfd_vmas(const KfdProcess *p,
 	return 0;
 }
 
-/* Write the BO contents back, one thread per GPU. */
-static int kp_restore_contents(uint32_t id, const KfdProcess *p,
+/*
+ * Write the BO contents back, one thread per GPU. An incremental image's
+ * parent images are opened and checked first (kp_chain_open()).
+ */
+static int kp_restore_contents(uint32_t id, const char *name,
+			       const KfdProcess *p,
 			       const struct kfd_criu_bo_bucket *b)
 {
-	struct kp_copy_bo *cbos;
-	struct kp_copy_job *jobs;
+	struct kp_chain *chain = NULL, *link;
+	struct kp_copy_bo *cbos = NULL;
+	struct kp_copy_job *jobs = NULL;
 	size_t nd = p->n_devices, nb = p->n_bos, d, i;
 	unsigned int njobs = 0, k = 0;
 	int ret = 0, c;
 
+	ret = kp_chain_open(kp_image_dir(), name, p, &chain);
+	if (ret)
+		return ret;
+	for (link = chain; link; link = link->parent)
+		kp_info("%s is incremental: it refers to %s (dump %016" PRIx64 ")",
+			name, link->where, link->dump_id);
 	jobs = calloc(nd ? nd : 1, sizeof(*jobs));
 	cbos = calloc(nb ? nb : 1, sizeof(*cbos));
 	if (!jobs || !cbos) {
@@ -401,6 +414,7 @@ static int kp_restore_contents(uint32_t id, const KfdProcess *p,
 		j->mode = kp_config.copy_mode;
 		j->render_minor =
 			kp_local_topology()->gpus[rs.map[c]].render_minor;
+		j->chunk = kp_chunked(p) ? p->chunk_size : 0;
 		kp_name_pages(j->image, id, j->gpu_id);
 		j->bos = &cbos[k];
 		for (i = 0; i < nb; i++) {
@@ -417,6 +431,12 @@ static int kp_restore_contents(uint32_t id, const KfdProcess *p,
 			cbos[k].size = p->bos[i]->size;
 			cbos[k].dmabuf_fd = (int)b[i].dmabuf_fd;
 			cbos[k].checksum = p->bos[i]->checksum;
+			if (j->chunk) {
+				cbos[k].kinds = p->bos[i]->chunks.data;
+				cbos[k].sums = p->bos[i]->chunk_sums;
+				cbos[k].chain = chain;
+				cbos[k].chain_bo = p->bos[i]->parent_bo;
+			}
 			k++;
 			j->nbos++;
 		}
@@ -427,6 +447,7 @@ static int kp_restore_contents(uint32_t id, const KfdProcess *p,
 out:
 	free(jobs);
 	free(cbos);
+	kp_chain_free(chain);
 	return ret;
 }
 
@@ -446,6 +467,10 @@ static int kp_restore_process(uint32_t id, int img, const char *name,
 	p = kp_read_process(img, name, h);
 	if (!p)
 		return -EIO;
+	/* Before CRIU opens the process's fd and maps of them, by path. */
+	ret = kp_hsakmt_shm_restore(p);
+	if (ret)
+		goto out;
 	ret = kp_map_gpus();
 	if (ret)
 		goto out;
@@ -506,7 +531,7 @@ static int kp_restore_process(uint32_t id, int img, const char *name,
 	}
 	have_fds = true;
 
-	ret = kp_restore_contents(id, p, bos);
+	ret = kp_restore_contents(id, name, p, bos);
 	if (!ret)
 		ret = kp_add_vmas(p, bos, dev_ckpt);
 	if (!ret)

@@ -20,7 +20,6 @@
 #define KP_SDMA_COPY_MAX	KFDSIM_SDMA_COPY_MAX_BYTES
 #define KP_SDMA_NOP		KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0)
 #define KP_SDMA_IB_ALIGN	8	/* dwords */
-#define KP_MAX(a, b)		((a) > (b) ? (a) : (b))
 
 /* A BO with a GPU VA in our VM. */
 struct kp_sdma_bo {
@@ -311,7 +310,7 @@ static void kp_sdma_end(void *ctx, const struct kp_copy_bo *bo)
 }
 
 /* save: BO -> bounce -> image; load: image -> bounce -> BO. */
-static int kp_sdma_window(void *ctx, int img, const struct kp_copy_bo *bo,
+static int kp_sdma_window(void *ctx, int img, struct kp_copy_bo *bo,
 			  uint64_t off, size_t len, struct kp_sum *sum)
 {
 	struct kp_sdma *s = ctx;

@@ -244,6 +244,7 @@ int kp_topology_read(struct kp_topology *t)
 	const char *root = kp_topology_root();
 	uint32_t nodes[KP_MAX_GPUS * 2], ids[KP_MAX_GPUS * 2];
 	uint32_t cpus[KP_MAX_GPUS * 2];
+	bool hidden[KP_MAX_GPUS * 2];
 	char dir[PATH_MAX], node_dir[PATH_MAX], path[PATH_MAX];
 	int n, ncpu = 0, i, ret;
 
@@ -255,19 +256,31 @@ int kp_topology_read(struct kp_topology *t)
 	if (n < 0)
 		return n;
 
-	/* CPU nodes first: the GPUs' NUMA affinity refers to them. */
+	/*
+	 * CPU nodes first: the GPUs' NUMA affinity refers to them. A GPU
+	 * the device cgroup hides from us (a container's) answers -EPERM,
+	 * as amdkfd does; like AMD's plugin, skip it: it is not ours to
+	 * checkpoint or to restore onto.
+	 */
 	for (i = 0; i < n; i++) {
+		hidden[i] = false;
 		ret = kp_pathf(path, sizeof(path), "%s/%u/gpu_id", dir,
 			       nodes[i]);
 		if (!ret)
 			ret = kp_read_u32(path, &ids[i]);
+		if (ret == -EPERM) {
+			kp_debug("topology node %u hidden (device cgroup)\n",
+				 nodes[i]);
+			hidden[i] = true;
+			continue;
+		}
 		if (ret)
 			return ret;
 		if (!ids[i])
 			cpus[ncpu++] = nodes[i];
 	}
 	for (i = 0; i < n; i++) {
-		if (!ids[i])
+		if (hidden[i] || !ids[i])
 			continue;
 		if (t->ngpus == KP_MAX_GPUS)
 			return -E2BIG;
@@ -277,6 +290,11 @@ int kp_topology_read(struct kp_topology *t)
 			return ret;
 		ret = kp_read_gpu(node_dir, nodes[i], ids[i], cpus, ncpu,
 				  &t->gpus[t->ngpus]);
+		if (ret == -EPERM) {
+			kp_debug("topology node %u hidden (device cgroup)\n",
+				 nodes[i]);
+			continue;
+		}
 		if (ret)
 			return ret;
 		t->ngpus++;

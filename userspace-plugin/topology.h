@@ -53,8 +53,10 @@ struct kp_topology {
 };
 
 /*
- * Read the topology (KFD_TOPOLOGY_ROOT, else the sysfs tree). Returns 0
- * (possibly with no GPUs), -ENOENT if there is no topology, or -errno.
+ * Read the topology (KFD_TOPOLOGY_ROOT, else the sysfs tree). Nodes whose
+ * files answer -EPERM (GPUs the caller's device cgroup hides) are left
+ * out. Returns 0 (possibly with no GPUs), -ENOENT if there is no
+ * topology, or -errno.
  */
 int kp_topology_read(struct kp_topology *t);
 const struct kp_gpu *kp_topology_by_id(const struct kp_topology *t,

@@ -15,6 +15,7 @@
 
 #define KP_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define KP_MIN(a, b)		((a) < (b) ? (a) : (b))
+#define KP_MAX(a, b)		((a) > (b) ? (a) : (b))
 
 /*
  * One log line, prefixed "kfd_plugin: ", into CRIU's log when running

@@ -495,14 +495,22 @@ u64 kfd_mmap_offset(u64 type, const struct kfdsim_pdd *pdd)
 	return type | KFD_MMAP_GPU_ID(pdd->gpu->gpu_id);
 }
 
-/* The caller's state on the device an mmap offset names, or NULL. */
+/*
+ * The caller's state on the device an mmap offset names: ERR_PTR(-ENODEV)
+ * if no device has that gpu_id, ERR_PTR(-EINVAL) if the caller's device
+ * cgroup hid it (upstream finds the device but no pdd).
+ */
 static struct kfdsim_pdd *kfd_mmap_device(struct kfdsim_process *p,
 					  u64 offset)
 {
 	struct kfdsim_gpu *gpu;
 
 	gpu = kfdsim_gpu_by_id(KFD_MMAP_GET_GPU_ID(offset));
-	return gpu ? p->pdds[gpu->index] : NULL;
+	if (!gpu)
+		return ERR_PTR(-ENODEV);
+	if (p->pdds[gpu->index]->hidden)
+		return ERR_PTR(-EINVAL);
+	return p->pdds[gpu->index];
 }
 
 /*
@@ -523,10 +531,10 @@ static int kfd_mmap(struct file *filp, struct vm_area_struct *vma)
 		return kfd_mmap_events(p, vma);
 
 	pdd = kfd_mmap_device(p, offset);
-	if (!pdd) {
-		kfd_reject("mmap of /dev/kfd at 0x%llx: no device with gpu_id %llu\n",
+	if (IS_ERR(pdd)) {
+		kfd_reject("mmap of /dev/kfd at 0x%llx: no gpu_id %llu here\n",
 			   offset, KFD_MMAP_GET_GPU_ID(offset));
-		return -ENODEV;
+		return PTR_ERR(pdd);
 	}
 	switch (type) {
 	case KFD_MMAP_TYPE_DOORBELL:

@@ -22,10 +22,10 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <drm/drm_prime.h>
 
-#include "kfdsim.h"
 #include "kfd_criu.h"
+#include "kfd_device_ops.h"
+#include "kfd_priv.h"
 
 /* ---- fault injection ---- */
 
@@ -133,12 +133,13 @@ bool kfd_criu_bo_has_contents(const struct kfdsim_bo *bo)
  */
 int kfd_criu_export_bo(struct kfdsim_bo *bo, struct dma_buf **dmabuf)
 {
+	struct kfdsim_gpu *dev = bo->pdd->gpu;
 	struct dma_buf *buf;
 	int fd;
 
 	if (kfd_criu_should_fail())
 		return -ENOMEM;
-	buf = drm_gem_prime_export(&bo->gem->base, O_RDWR);
+	buf = dev->ops->export_dmabuf(dev, bo->gem, O_RDWR);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	fd = kfd_criu_should_fail() ? -EMFILE : get_unused_fd_flags(O_CLOEXEC);
@@ -199,7 +200,7 @@ static int kfd_criu_count(struct kfdsim_process *p, struct kfd_criu_counts *c)
 static void kfd_criu_unpause_locked(struct kfdsim_process *p)
 {
 	lockdep_assert_held(&p->lock);
-	kfdsim_process_restore(p);
+	kfd_process_restore_queues(p);
 	put_pid(p->criu_pauser);
 	p->criu_pauser = NULL;
 }
@@ -220,7 +221,13 @@ static int kfd_criu_process_info(struct kfdsim_process *p,
 	}
 	/* A second PROCESS_INFO of the same pause only recounts. */
 	if (!p->criu_pauser) {
-		ret = kfdsim_process_evict(p);
+		/* A fault point stands for a queue that does not preempt in
+		 * time, which upstream's eviction reports as -ETIME.
+		 */
+		if (!p->evict_count && kfd_criu_should_fail())
+			ret = -ETIME;
+		else
+			ret = kfd_process_evict_queues(p);
 		if (ret)
 			goto out_unlock;
 		p->criu_pauser = get_pid(task_tgid(current));
@@ -418,13 +425,17 @@ static int kfd_criu_dump_queues(struct kfd_criu_dump *d)
 	struct kfdsim_queue_state st;
 	struct kfd_criu_queue_v1 *o;
 	struct kfdsim_queue *q;
-	int id;
+	struct kfdsim_gpu *dev;
+	int id, ret;
 
 	idr_for_each_entry(&d->p->queues, q, id) {
 		o = kfd_criu_put_obj(d, KFD_CRIU_QUEUE, sizeof(*o));
 		if (!o)
 			return -EINVAL;
-		kfdsim_queue_save_state(q, &st);
+		dev = q->pdd->gpu;
+		ret = dev->ops->checkpoint_mqd(dev, q, &st);
+		if (ret)
+			return ret;
 		o->id = q->id;
 		o->user_gpu_id = q->pdd->user_gpu_id;
 		o->type = q->type;
@@ -440,7 +451,8 @@ static int kfd_criu_dump_queues(struct kfd_criu_dump *d)
 		o->eop_size = q->eop_size;
 		o->ctx_save_va = q->ctx_save_va;
 		o->ctl_stack_size = q->ctl_stack_size;
-		o->doorbell_value = kfdsim_queue_doorbell_value(q);
+		o->doorbell_value =
+			READ_ONCE(*kfd_doorbell_slot(q->pdd, q->doorbell));
 		o->rptr = st.rptr;
 		o->iteration = st.progress.iteration;
 		o->next_wg = st.progress.next_wg;
@@ -643,7 +655,7 @@ static int kfd_criu_resume(struct kfd_ioctl_criu_args *args)
 		goto out_unlock;
 	}
 	target->criu_restore_pending = false;
-	kfdsim_process_restore(target);
+	kfd_process_restore_queues(target);
 out_unlock:
 	mutex_unlock(&target->lock);
 	kfd_process_put(target);

@@ -20,8 +20,9 @@
 #include <linux/uaccess.h>
 #include <drm/drm_file.h>
 
-#include "kfdsim.h"
 #include "kfd_criu.h"
+#include "kfd_device_ops.h"
+#include "kfd_priv.h"
 
 /* Queues and events together cannot exceed this. */
 #define KFD_CRIU_MAX_OBJECTS	(1024 + 2 * KFD_SIGNAL_EVENT_LIMIT)
@@ -214,6 +215,11 @@ static int kfd_rst_check_devices(struct kfd_criu_rst *r)
 			return -EINVAL;
 		}
 		r->dev_pdd[i] = r->p->pdds[gpu->index];
+		if (r->dev_pdd[i]->hidden) {
+			rst_reject("device %u: GPU %u hidden by the device cgroup\n",
+				   i, b->actual_gpu_id);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -333,7 +339,6 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 	};
 	struct kfdsim_queue *q;
 	struct kfdsim_pdd *pdd;
-	u64 *slice;
 	int dev, ret;
 
 	dev = kfd_rst_device_index(r, o->user_gpu_id);
@@ -356,13 +361,12 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 	if (ret)
 		return ret;
 	q = idr_find(&r->p->queues, o->id);
-	ret = kfdsim_queue_load_state(q, &st);
+	ret = pdd->gpu->ops->restore_mqd(pdd->gpu, q, &st);
 	if (ret) {
 		rst_reject("queue %u: bad saved state\n", o->id);
 		return ret;
 	}
-	slice = page_address(pdd->doorbells);
-	WRITE_ONCE(slice[o->doorbell], o->doorbell_value);
+	WRITE_ONCE(*kfd_doorbell_slot(pdd, o->doorbell), o->doorbell_value);
 	return 0;
 }
 
@@ -491,7 +495,9 @@ static int kfd_rst_rebuild(struct kfd_criu_rst *r)
 		return ret;
 
 	/* From here on the queues exist, but run only after RESUME. */
-	r->p->evict_count = 1;
+	ret = kfd_process_evict_queues(r->p);
+	if (ret)
+		return ret;
 	r->p->criu_restore_pending = true;
 	for (i = 0; !ret && i < r->nr_queue; i++)
 		ret = kfd_rst_queue(r, i);
@@ -584,7 +590,6 @@ out_release:
  */
 int kfd_criu_resume_userptrs(struct kfdsim_process *p)
 {
-	struct kfdsim_gem *gem;
 	struct kfdsim_bo *bo;
 	unsigned int i;
 	int id, ret;
@@ -597,13 +602,9 @@ int kfd_criu_resume_userptrs(struct kfdsim_process *p)
 			if (!bo->gem) {
 				if (kfd_criu_should_fail())
 					return -ENOMEM;
-				gem = kfdsim_gem_create_userptr(bo->pdd->gpu,
-								p->mm,
-								bo->user_addr,
-								bo->size);
-				if (IS_ERR(gem))
-					return PTR_ERR(gem);
-				bo->gem = gem;
+				ret = kfd_bo_pin_userptr(bo, p->mm);
+				if (ret)
+					return ret;
 			}
 			if (!bo->pending_map)
 				continue;

@@ -39,6 +39,12 @@
 #define KFD_SLOTS_UNMAPPED	256
 
 #define KFD_FIRST_NONSIGNAL_ID	((INT_MAX >> 1) + 1)
+/*
+ * Upstream's last id is INT_MAX, but idr_for_each_entry() cannot step past
+ * an entry at INT_MAX (its int cursor wraps and idr_get_next() WARNs), so
+ * the range stops one short. Only a crafted RESTORE image could ask for it.
+ */
+#define KFD_LAST_NONSIGNAL_ID	(INT_MAX - 1)
 
 /* Not upstream limits: they bound what one caller makes the kernel allocate. */
 #define KFD_NONSIGNAL_EVENT_MAX	4096
@@ -414,13 +420,17 @@ static int kfd_event_insert(struct kfd_event_table *t, struct kfd_event *ev,
 		if (t->nr_nonsignal >= KFD_NONSIGNAL_EVENT_MAX)
 			return -ENOSPC;
 		start = KFD_FIRST_NONSIGNAL_ID;
-		end = 0;	/* up to INT_MAX */
+		end = KFD_LAST_NONSIGNAL_ID + 1;
 	}
 	if (want) {
+		/* The slot limit of a mapped page does not bind a restore. */
+		if (*want > (slot ? KFD_SIGNAL_EVENT_LIMIT - 1 :
+			     KFD_LAST_NONSIGNAL_ID))
+			return -ENOSPC;
 		start = *want;
-		end = *want == INT_MAX ? 0 : *want + 1;
+		end = *want + 1;
 	}
-	if (end && start >= end)
+	if (start >= end)
 		return -ENOSPC;
 
 	id = idr_alloc(&t->events, ev, start, end, GFP_KERNEL);
@@ -1008,7 +1018,8 @@ int kfd_event_restore(struct kfdsim_process *p, u32 event_id, u32 type,
 	if (kfd_event_has_slot(type))
 		ok = event_id && event_id < KFD_SIGNAL_EVENT_LIMIT;
 	else if (kfd_event_type_known(type))
-		ok = event_id >= KFD_FIRST_NONSIGNAL_ID && event_id <= INT_MAX;
+		ok = event_id >= KFD_FIRST_NONSIGNAL_ID &&
+		     event_id <= KFD_LAST_NONSIGNAL_ID;
 	else
 		ok = false;
 	if (!ok) {

@@ -15,7 +15,6 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <drm/drm_file.h>
-#include <drm/drm_prime.h>
 #include <drm/drm_vma_manager.h>
 
 #include "kfdsim.h"
@@ -180,6 +179,29 @@ static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
 		return ERR_PTR(ret);
 	}
 	return gem;
+}
+
+/**
+ * kfd_bo_pin_userptr - give a USERPTR BO created with @defer_userptr its pages
+ * @bo: the BO; its process lock must be held
+ * @mm: the address space the user address belongs to
+ *
+ * Return: 0 (also if the BO has its pages already), or an errno with the BO
+ * left without pages.
+ */
+int kfd_bo_pin_userptr(struct kfdsim_bo *bo, struct mm_struct *mm)
+{
+	struct kfdsim_gem *gem;
+
+	lockdep_assert_held(&bo->pdd->p->lock);
+	if (bo->gem)
+		return 0;
+	gem = kfdsim_gem_create_userptr(bo->pdd->gpu, mm, bo->user_addr,
+					bo->size);
+	if (IS_ERR(gem))
+		return PTR_ERR(gem);
+	bo->gem = gem;
+	return 0;
 }
 
 /**
@@ -589,7 +611,8 @@ int kfd_ioctl_export_dmabuf(struct kfdsim_process *p, void *data)
 		return -EINVAL;
 	}
 	/* The dma-buf holds its own reference on the object. */
-	dmabuf = drm_gem_prime_export(&bo->gem->base, args->flags);
+	dmabuf = bo->pdd->gpu->ops->export_dmabuf(bo->pdd->gpu, bo->gem,
+						 args->flags);
 	mutex_unlock(&p->lock);
 	if (IS_ERR(dmabuf))
 		return PTR_ERR(dmabuf);

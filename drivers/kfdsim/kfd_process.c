@@ -35,7 +35,9 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
 		return NULL;
 	pdd->p = p;
 	pdd->gpu = gpu;
-	pdd->user_gpu_id = gpu->gpu_id;
+	/* amdkfd's kfd_init_apertures() skips GPUs the cgroup hides. */
+	pdd->hidden = kfdsim_gpu_devcgroup_check(gpu) != 0;
+	pdd->user_gpu_id = pdd->hidden ? 0 : gpu->gpu_id;
 	/* Handle ids start at 1 so a zeroed handle never names a BO. */
 	idr_init_base(&pdd->bo_idr, 1);
 	mutex_init(&pdd->doorbell_lock);
@@ -218,10 +220,65 @@ void kfd_process_reset(struct kfdsim_process *p)
 		if (!atomic_read(&pdd->doorbell_maps))
 			kfd_pdd_free_doorbells(pdd);
 		mutex_unlock(&pdd->doorbell_lock);
-		pdd->user_gpu_id = pdd->gpu->gpu_id;
+		pdd->user_gpu_id = pdd->hidden ? 0 : pdd->gpu->gpu_id;
 	}
 	p->evict_count = 0;
 	p->criu_restore_pending = false;
+}
+
+/**
+ * kfd_process_evict_queues - stop every queue of a process, on all GPUs
+ * @p: the process; its lock must be held
+ *
+ * Evictions nest: the queues run again after as many
+ * kfd_process_restore_queues(). On return no queue of @p is executing and
+ * none will until the matching restore, and each queue's saved state is
+ * consistent (the device's evict_process_queues operation).
+ *
+ * Return: 0, or the device's errno with nothing evicted.
+ */
+int kfd_process_evict_queues(struct kfdsim_process *p)
+{
+	struct kfdsim_pdd *pdd;
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&p->lock);
+	if (p->evict_count++)
+		return 0;
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		pdd = p->pdds[i];
+		ret = pdd->gpu->ops->evict_process_queues(pdd->gpu, pdd);
+		if (ret)
+			goto err_restore;
+	}
+	return 0;
+
+err_restore:
+	while (i--) {
+		pdd = p->pdds[i];
+		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu, pdd));
+	}
+	p->evict_count--;
+	return ret;
+}
+
+/**
+ * kfd_process_restore_queues - undo one kfd_process_evict_queues()
+ * @p: the process; its lock must be held
+ */
+void kfd_process_restore_queues(struct kfdsim_process *p)
+{
+	struct kfdsim_pdd *pdd;
+	unsigned int i;
+
+	lockdep_assert_held(&p->lock);
+	if (WARN_ON(!p->evict_count) || --p->evict_count)
+		return;
+	for (i = 0; i < kfdsim_num_gpus; i++) {
+		pdd = p->pdds[i];
+		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu, pdd));
+	}
 }
 
 void kfd_process_put(struct kfdsim_process *p)

@@ -303,7 +303,7 @@ int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data)
 	if (ret)
 		goto out_unlock;
 
-	cp = &q->pdd->gpu->cp;
+	cp = q->pdd->gpu->cp;
 	kfdsim_cp_lock(cp);
 	q->ring_va = args->ring_base_address;
 	q->ring_size = args->ring_size;

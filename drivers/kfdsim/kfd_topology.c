@@ -10,6 +10,11 @@
  *
  * Every directory is a struct topo_obj; they sit on topo_objs in creation
  * order so that teardown can release children before their parents.
+ *
+ * As upstream, the files describing a GPU (its node's gpu_id, name and
+ * properties, and the properties of its memory banks, caches and io_links)
+ * fail with -EPERM for a reader whose device cgroup hides the GPU's render
+ * node; the directories stay, so node numbers do not change.
  */
 #include <linux/cpufreq.h>
 #include <linux/cpumask.h>
@@ -84,6 +89,12 @@ static const struct kfdsim_asic topo_no_asic = { .name = "" };
 static const struct topo_desc *to_desc(struct kobject *kobj)
 {
 	return &container_of(kobj, struct topo_obj, kobj)->d;
+}
+
+/* 0, or -EPERM if the reader's device cgroup hides @d's GPU. */
+static int topo_check_access(const struct topo_desc *d)
+{
+	return d->gpu ? kfdsim_gpu_devcgroup_check(d->gpu) : 0;
 }
 
 static const struct kfdsim_asic *topo_asic(const struct kfdsim_gpu *gpu)
@@ -207,13 +218,20 @@ static ssize_t gpu_id_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
 	const struct kfdsim_gpu *gpu = to_desc(kobj)->gpu;
+	int ret = topo_check_access(to_desc(kobj));
 
+	if (ret)
+		return ret;
 	return sysfs_emit(buf, "%u\n", gpu ? gpu->gpu_id : 0);
 }
 
 static ssize_t name_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
+	int ret = topo_check_access(to_desc(kobj));
+
+	if (ret)
+		return ret;
 	return sysfs_emit(buf, "%s\n", topo_asic(to_desc(kobj)->gpu)->name);
 }
 
@@ -264,7 +282,10 @@ static ssize_t node_properties_show(struct kobject *kobj,
 		{ "max_engine_clk_ccompute", gpu ? a->max_engine_clk_ccompute :
 					     cpufreq_quick_get_max(0) / 1000 },
 	};
+	int ret = topo_check_access(to_desc(kobj));
 
+	if (ret)
+		return ret;
 	return topo_emit(buf, 0, props, ARRAY_SIZE(props), !!gpu);
 }
 
@@ -297,7 +318,10 @@ static ssize_t mem_properties_show(struct kobject *kobj,
 		{ "width", a->vram_width },
 		{ "mem_clk_max", a->mem_clk_max },
 	};
+	int ret = topo_check_access(to_desc(kobj));
 
+	if (ret)
+		return ret;
 	return topo_emit(buf, 0, props, ARRAY_SIZE(props), false);
 }
 
@@ -329,7 +353,11 @@ static ssize_t cache_properties_show(struct kobject *kobj,
 		{ "type", c->type },
 	};
 	u32 groups, bits, g, i;
-	int len;
+	int len, ret;
+
+	ret = topo_check_access(d);
+	if (ret)
+		return ret;
 
 	/*
 	 * The CUs sharing this instance, relative to its first CU: one
@@ -386,7 +414,10 @@ static ssize_t link_properties_show(struct kobject *kobj,
 		{ "recommended_transfer_size", 0 },
 		{ "flags", flags },
 	};
+	int ret = topo_check_access(d);
 
+	if (ret)
+		return ret;
 	return topo_emit(buf, 0, props, ARRAY_SIZE(props), false);
 }
 

@@ -33,6 +33,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/wait_bit.h>
 
 #include "kfdsim.h"
@@ -99,12 +100,83 @@ u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q)
 	return READ_ONCE(slice[q->doorbell]);
 }
 
+/* Post @sig's event id to its event mailbox, if it has one, and fire it. */
+static int kfdsim_signal_fire(struct kfdsim_queue *q, u64 sig,
+			      struct kfdsim_fault *fault)
+{
+	struct kfdsim_vm *vm = &q->pdd->vm;
+	struct kfdsim_signal s;
+	u64 id;
+	int ret;
+
+	ret = kfdsim_vm_read(vm, sig, &s, sizeof(s), fault);
+	if (ret)
+		return ret;
+	if (!s.event_mailbox_ptr)
+		return 0;
+	id = s.event_id;
+	ret = kfdsim_vm_write(vm, s.event_mailbox_ptr, &id, sizeof(id), fault);
+	if (ret)
+		return ret;
+	kfd_signal_event_from_gpu(q->pdd->p, s.event_id);
+	return 0;
+}
+
+/* Completing a packet with a signal: decrement its value, then fire it. */
+static int kfdsim_signal_complete(struct kfdsim_queue *q, u64 sig,
+				  struct kfdsim_fault *fault)
+{
+	s64 old;
+	int ret;
+
+	if (!sig)
+		return 0;
+	ret = kfdsim_vm_atomic_add64(&q->pdd->vm,
+				     sig + offsetof(struct kfdsim_signal, value),
+				     -1, &old, fault);
+	if (ret)
+		return ret;
+	return kfdsim_signal_fire(q, sig, fault);
+}
+
 /*
- * Stop @q for good: a GPU page fault or a packet it cannot execute. A
- * transient -ENOMEM only makes the CP retry the packet on a later round.
+ * Tell the runtime why its AQL queue stopped, as gfx9 CP firmware does:
+ * store @code into the inactive signal of the queue's amd_queue_t and fire
+ * the signal's event (include/uapi/linux/kfdsim.h). Only a queue laid out
+ * exactly as ROCr lays it out gets the report. Returns whether it did.
+ */
+static bool kfdsim_aql_report(struct kfdsim_queue *q, u32 code)
+{
+	struct kfdsim_vm *vm = &q->pdd->vm;
+	struct kfdsim_fault fault;
+	s64 value = code;
+	u64 base, sig;
+	u32 off;
+
+	if (kfdsim_vm_read(vm, q->rptr_va + sizeof(u64), &off, sizeof(off),
+			   &fault) ||
+	    off != KFDSIM_AMD_QUEUE_READ_DISPATCH_ID || q->rptr_va < off)
+		return false;
+	base = q->rptr_va - off;
+	if (q->wptr_va != base + KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID)
+		return false;
+	if (kfdsim_vm_read(vm, base + KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL, &sig,
+			   sizeof(sig), &fault) || !sig)
+		return false;
+	if (kfdsim_vm_write(vm, sig + offsetof(struct kfdsim_signal, value),
+			    &value, sizeof(value), &fault))
+		return false;
+	return !kfdsim_signal_fire(q, sig, &fault);
+}
+
+/*
+ * Stop @q for good: a GPU page fault or a packet it cannot execute (@why
+ * says why for an AQL packet). A transient -ENOMEM only makes the CP retry
+ * the packet on a later round.
  */
 static enum kfdsim_run kfdsim_queue_error(struct kfdsim_queue *q, int err,
-					  const struct kfdsim_fault *fault)
+					  const struct kfdsim_fault *fault,
+					  const struct kfdsim_dispatch_error *why)
 {
 	struct kfdsim_process *p = q->pdd->p;
 	u32 gpu_id = q->pdd->user_gpu_id;
@@ -122,44 +194,19 @@ static enum kfdsim_run kfdsim_queue_error(struct kfdsim_queue *q, int err,
 				    fault->write ? "write" : "read",
 				    fault->read_only ? " to read-only page" : "");
 		kfd_signal_memory_exception(p, gpu_id, fault);
+	} else if (err == -ENOEXEC && why) {
+		bool told = kfdsim_aql_report(q, why->code);
+
+		pr_info_ratelimited("gpu %u queue %u: %s at rptr 0x%llx, queue stopped; error 0x%x %s\n",
+				    gpu_id, q->id, why->what, q->state.rptr,
+				    why->code, told ?
+				    "reported to the queue's inactive signal" :
+				    "not reported (no ROCr queue layout)");
 	} else {
 		pr_info_ratelimited("gpu %u queue %u: bad packet at rptr 0x%llx (%d), queue stopped\n",
 				    gpu_id, q->id, q->state.rptr, err);
 	}
 	return KFDSIM_RUN_IDLE;
-}
-
-/*
- * Completing a packet with a signal: decrement its value and, if it names an
- * event mailbox, post the event id there and fire the event.
- */
-static int kfdsim_signal_complete(struct kfdsim_queue *q, u64 sig,
-				  struct kfdsim_fault *fault)
-{
-	struct kfdsim_vm *vm = &q->pdd->vm;
-	struct kfdsim_signal s;
-	u64 id;
-	s64 old;
-	int ret;
-
-	if (!sig)
-		return 0;
-	ret = kfdsim_vm_atomic_add64(vm, sig + offsetof(struct kfdsim_signal,
-							value),
-				     -1, &old, fault);
-	if (ret)
-		return ret;
-	ret = kfdsim_vm_read(vm, sig, &s, sizeof(s), fault);
-	if (ret)
-		return ret;
-	if (!s.event_mailbox_ptr)
-		return 0;
-	id = s.event_id;
-	ret = kfdsim_vm_write(vm, s.event_mailbox_ptr, &id, sizeof(id), fault);
-	if (ret)
-		return ret;
-	kfd_signal_event_from_gpu(q->pdd->p, s.event_id);
-	return 0;
 }
 
 /* Is a barrier packet's condition met? */
@@ -195,6 +242,9 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 	u64 entries = q->ring_size / KFDSIM_AQL_PACKET_SIZE;
 	const u16 invalid = KFDSIM_AQL_TYPE_INVALID;
 	enum kfdsim_run run = KFDSIM_RUN_IDLE;
+	struct kfdsim_dispatch_error why = {
+		KFDSIM_AQL_ERROR_INVALID_CODE, "dispatch the CP cannot run",
+	};
 	struct kfdsim_fault fault;
 	u64 slot;
 	union {
@@ -210,7 +260,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 	ret = kfdsim_vm_read(vm, q->wptr_va, &mem_wptr, sizeof(mem_wptr),
 			     &fault);
 	if (ret)
-		return kfdsim_queue_error(q, ret, &fault);
+		return kfdsim_queue_error(q, ret, &fault, NULL);
 	wptr = max(wptr, mem_wptr);
 
 	while (q->state.rptr < wptr) {
@@ -232,7 +282,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 		if (!ret)
 			ret = kfdsim_vm_read(vm, slot, &pkt, sizeof(pkt), &fault);
 		if (ret)
-			return kfdsim_queue_error(q, ret, &fault);
+			return kfdsim_queue_error(q, ret, &fault, NULL);
 
 		switch (pkt.header & KFDSIM_AQL_HEADER_TYPE_MASK) {
 		case KFDSIM_AQL_TYPE_INVALID:
@@ -241,7 +291,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 		case KFDSIM_AQL_TYPE_KERNEL_DISPATCH:
 			ret = kfdsim_kernel_run(vm, &pkt.dispatch,
 						&q->state.progress, deadline,
-						&fault);
+						&fault, &why);
 			if (ret == -EAGAIN)
 				return KFDSIM_RUN_BUSY;
 			sig = pkt.dispatch.completion_signal;
@@ -258,10 +308,19 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 				ret = 0;
 			sig = pkt.barrier.completion_signal;
 			break;
+		case KFDSIM_AQL_TYPE_VENDOR_SPECIFIC:
+			why.code = KFDSIM_AQL_ERROR_VENDOR_PACKET;
+			why.what = "vendor-specific packet";
+			ret = -ENOEXEC;
+			break;
 		default:
+			why.code = KFDSIM_AQL_ERROR_INVALID_FORMAT;
+			why.what = "packet of an unsupported type";
 			ret = -ENOEXEC;
 			break;
 		}
+		if (ret == -ENOEXEC)
+			return kfdsim_queue_error(q, ret, &fault, &why);
 		if (!ret)
 			ret = kfdsim_signal_complete(q, sig, &fault);
 		/*
@@ -272,7 +331,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 			ret = kfdsim_vm_write(vm, slot, &invalid, sizeof(invalid),
 					      &fault);
 		if (ret)
-			return kfdsim_queue_error(q, ret, &fault);
+			return kfdsim_queue_error(q, ret, &fault, NULL);
 
 		/* Packets complete in order, which honours the barrier bit. */
 		q->state.rptr++;
@@ -280,7 +339,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 		ret = kfdsim_vm_write(vm, q->rptr_va, &q->state.rptr,
 				      sizeof(q->state.rptr), &fault);
 		if (ret)
-			return kfdsim_queue_error(q, ret, &fault);
+			return kfdsim_queue_error(q, ret, &fault, NULL);
 		run = KFDSIM_RUN_BUSY;
 	}
 	return run;
@@ -325,7 +384,7 @@ static enum kfdsim_run kfdsim_run_sdma(struct kfdsim_queue *q, u64 deadline)
 
 	wptr = kfdsim_queue_doorbell_value(q);
 	if (!IS_ALIGNED(wptr, sizeof(u32)))
-		return kfdsim_queue_error(q, -ENOEXEC, &fault);
+		return kfdsim_queue_error(q, -ENOEXEC, &fault, NULL);
 
 	while (q->state.rptr < wptr) {
 		if (run == KFDSIM_RUN_BUSY && ktime_get_ns() >= deadline)
@@ -340,13 +399,13 @@ static enum kfdsim_run kfdsim_run_sdma(struct kfdsim_queue *q, u64 deadline)
 		if (ret == -EBUSY)
 			return run;	/* a poll that does not hold yet */
 		if (ret < 0)
-			return kfdsim_queue_error(q, ret, &fault);
+			return kfdsim_queue_error(q, ret, &fault, NULL);
 
 		q->state.rptr += ret * sizeof(u32);
 		ret = kfdsim_vm_write(ctx.vm, q->rptr_va, &q->state.rptr,
 				      sizeof(q->state.rptr), &fault);
 		if (ret)
-			return kfdsim_queue_error(q, ret, &fault);
+			return kfdsim_queue_error(q, ret, &fault, NULL);
 		run = KFDSIM_RUN_BUSY;
 	}
 	return run;
@@ -415,7 +474,7 @@ static bool kfdsim_cp_slice(struct kfdsim_gpu *gpu, struct kfdsim_queue *q,
  */
 static bool kfdsim_cp_round(struct kfdsim_gpu *gpu, bool *busy)
 {
-	struct kfdsim_cp *cp = &gpu->cp;
+	struct kfdsim_cp *cp = gpu->cp;
 	struct kfdsim_queue *q;
 	bool runnable = false;
 	u64 round;
@@ -443,7 +502,7 @@ static bool kfdsim_cp_round(struct kfdsim_gpu *gpu, bool *busy)
 static int kfdsim_cp_thread(void *data)
 {
 	struct kfdsim_gpu *gpu = data;
-	struct kfdsim_cp *cp = &gpu->cp;
+	struct kfdsim_cp *cp = gpu->cp;
 	unsigned int poll_us = KFDSIM_CP_POLL_MIN_US, idle_rounds = 0;
 	bool busy;
 
@@ -475,14 +534,18 @@ static int kfdsim_cp_thread(void *data)
 
 void kfdsim_cp_kick(struct kfdsim_gpu *gpu)
 {
-	atomic_set(&gpu->cp.kick, 1);
-	wake_up(&gpu->cp.wq);
+	atomic_set(&gpu->cp->kick, 1);
+	wake_up(&gpu->cp->wq);
 }
 
 int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 {
-	struct kfdsim_cp *cp = &gpu->cp;
+	struct kfdsim_cp *cp;
 
+	cp = kzalloc(sizeof(*cp), GFP_KERNEL);
+	if (!cp)
+		return -ENOMEM;
+	gpu->cp = cp;
 	mutex_init(&cp->lock);
 	INIT_LIST_HEAD(&cp->queues);
 	cp->round = 0;
@@ -492,8 +555,12 @@ int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 	cp->thread = kthread_run(kfdsim_cp_thread, gpu, "kfdsim_cp%u",
 				 gpu->index);
 	if (IS_ERR(cp->thread)) {
+		int ret = PTR_ERR(cp->thread);
+
 		mutex_destroy(&cp->lock);
-		return PTR_ERR(cp->thread);
+		kfree(cp);
+		gpu->cp = NULL;
+		return ret;
 	}
 	return 0;
 }
@@ -501,127 +568,111 @@ int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 /* Every process is gone by now, so the queue list is empty. */
 void kfdsim_cp_fini(struct kfdsim_gpu *gpu)
 {
-	kthread_stop(gpu->cp.thread);
-	WARN_ON(!list_empty(&gpu->cp.queues));
-	mutex_destroy(&gpu->cp.lock);
+	kthread_stop(gpu->cp->thread);
+	WARN_ON(!list_empty(&gpu->cp->queues));
+	mutex_destroy(&gpu->cp->lock);
+	kfree(gpu->cp);
+	gpu->cp = NULL;
 }
 
 void kfdsim_cp_add_queue(struct kfdsim_queue *q)
 {
 	struct kfdsim_gpu *gpu = q->pdd->gpu;
 
-	kfdsim_cp_lock(&gpu->cp);
+	kfdsim_cp_lock(gpu->cp);
 	q->cp_round = 0;
-	list_add_tail(&q->cp_node, &gpu->cp.queues);
-	mutex_unlock(&gpu->cp.lock);
+	list_add_tail(&q->cp_node, &gpu->cp->queues);
+	mutex_unlock(&gpu->cp->lock);
 	kfdsim_cp_kick(gpu);
 }
 
 /* Returns once the CP no longer runs @q; it may then be freed. */
 void kfdsim_cp_remove_queue(struct kfdsim_queue *q)
 {
-	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
+	struct kfdsim_cp *cp = q->pdd->gpu->cp;
 
 	kfdsim_cp_lock(cp);
 	list_del(&q->cp_node);
 	mutex_unlock(&cp->lock);
 }
 
-static void kfdsim_queue_set_evicted(struct kfdsim_queue *q, bool evicted)
-{
-	struct kfdsim_gpu *gpu = q->pdd->gpu;
+/*
+ * The device operations of the queues (struct kfd_device_ops), the
+ * simulator's counterpart of amdkfd's device queue manager. See
+ * Documentation/command-processor.rst.
+ */
 
-	kfdsim_cp_lock(&gpu->cp);
-	q->evicted = evicted;
-	mutex_unlock(&gpu->cp.lock);
+/* Mark the queues of @pdd's process on @gpu evicted or runnable. */
+static void kfdsim_set_process_queues_evicted(struct kfdsim_gpu *gpu,
+					      struct kfdsim_pdd *pdd,
+					      bool evicted)
+{
+	struct kfdsim_queue *q;
+	int id;
+
+	lockdep_assert_held(&pdd->p->lock);
+	kfdsim_cp_lock(gpu->cp);
+	idr_for_each_entry(&pdd->p->queues, q, id)
+		if (q->pdd == pdd)
+			q->evicted = evicted;
+	mutex_unlock(&gpu->cp->lock);
 	if (!evicted)
 		kfdsim_cp_kick(gpu);
 }
 
-/**
- * kfdsim_process_evict - stop all queues of a process
- * @p: the process; its lock must be held
- *
- * Evictions nest: the queues run again after as many restores. On return
- * no queue of @p is executing and none will until the matching restore;
- * each queue's saved state is consistent (the packet at its rptr either not
- * started, or stopped at a workgroup boundary recorded in its progress).
- * Each queue waits for at most one CP slice (of any process's queue).
- *
- * Return: 0, or -ETIME with nothing changed when a fault injection point
- * (kfd_criu_should_fail()) stands for a queue that did not preempt in time,
- * the error upstream's eviction can return.
+/*
+ * Once the CP lock is taken no packet of any queue on @gpu is executing,
+ * so the queues are stopped with their state consistent: the packet at
+ * rptr either not started, or stopped at a workgroup boundary recorded in
+ * its progress. This waits for at most one CP slice (of any process's
+ * queue).
  */
-int kfdsim_process_evict(struct kfdsim_process *p)
+static int kfdsim_evict_process_queues(struct kfdsim_gpu *gpu,
+				       struct kfdsim_pdd *pdd)
 {
-	struct kfdsim_queue *q;
-	int id;
-
-	lockdep_assert_held(&p->lock);
-	if (p->evict_count)
-		goto out;
-	if (kfd_criu_should_fail())
-		return -ETIME;
-	idr_for_each_entry(&p->queues, q, id)
-		kfdsim_queue_set_evicted(q, true);
-out:
-	p->evict_count++;
+	kfdsim_set_process_queues_evicted(gpu, pdd, true);
 	return 0;
 }
 
-/**
- * kfdsim_process_restore - undo one kfdsim_process_evict()
- * @p: the process; its lock must be held
- */
-void kfdsim_process_restore(struct kfdsim_process *p)
+static int kfdsim_restore_process_queues(struct kfdsim_gpu *gpu,
+					 struct kfdsim_pdd *pdd)
 {
-	struct kfdsim_queue *q;
-	int id;
-
-	lockdep_assert_held(&p->lock);
-	if (WARN_ON(!p->evict_count) || --p->evict_count)
-		return;
-	idr_for_each_entry(&p->queues, q, id)
-		kfdsim_queue_set_evicted(q, false);
+	kfdsim_set_process_queues_evicted(gpu, pdd, false);
+	return 0;
 }
 
-/**
- * kfdsim_queue_save_state - copy out the state of an evicted queue
- * @q: the queue; its process must be evicted
- * @st: receives the state
- */
-void kfdsim_queue_save_state(struct kfdsim_queue *q,
-			     struct kfdsim_queue_state *st)
+static int kfdsim_checkpoint_mqd(struct kfdsim_gpu *gpu,
+				 const struct kfdsim_queue *q,
+				 struct kfdsim_queue_state *mqd)
 {
-	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
-
 	WARN_ON(!q->evicted);
-	kfdsim_cp_lock(cp);
-	*st = q->state;
-	mutex_unlock(&cp->lock);
+	kfdsim_cp_lock(gpu->cp);
+	*mqd = q->state;
+	mutex_unlock(&gpu->cp->lock);
+	return 0;
 }
 
-/**
- * kfdsim_queue_load_state - replace the state of an evicted queue
- * @q: the queue; its process must be evicted
- * @st: the state, validated here
- *
- * Return: 0, or -EINVAL for unknown flags or nonzero padding.
- */
-int kfdsim_queue_load_state(struct kfdsim_queue *q,
-			    const struct kfdsim_queue_state *st)
+/* The state is untrusted: unknown flags or nonzero padding are -EINVAL. */
+static int kfdsim_restore_mqd(struct kfdsim_gpu *gpu, struct kfdsim_queue *q,
+			      const struct kfdsim_queue_state *mqd)
 {
-	struct kfdsim_cp *cp = &q->pdd->gpu->cp;
-
-	if (st->pad || (st->flags & ~KFDSIM_QSTATE_ERROR))
+	if (mqd->pad || (mqd->flags & ~KFDSIM_QSTATE_ERROR))
 		return -EINVAL;
 	if (q->type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL &&
-	    (st->progress.iteration || st->progress.next_wg ||
-	     !IS_ALIGNED(st->rptr, sizeof(u32))))
+	    (mqd->progress.iteration || mqd->progress.next_wg ||
+	     !IS_ALIGNED(mqd->rptr, sizeof(u32))))
 		return -EINVAL;
 	WARN_ON(!q->evicted);
-	kfdsim_cp_lock(cp);
-	q->state = *st;
-	mutex_unlock(&cp->lock);
+	kfdsim_cp_lock(gpu->cp);
+	q->state = *mqd;
+	mutex_unlock(&gpu->cp->lock);
 	return 0;
 }
+
+const struct kfd_device_ops kfdsim_device_ops = {
+	.evict_process_queues = kfdsim_evict_process_queues,
+	.restore_process_queues = kfdsim_restore_process_queues,
+	.checkpoint_mqd = kfdsim_checkpoint_mqd,
+	.restore_mqd = kfdsim_restore_mqd,
+	.export_dmabuf = kfdsim_gem_export_dmabuf,
+};

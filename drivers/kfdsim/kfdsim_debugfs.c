@@ -73,11 +73,11 @@ static ssize_t kfdsim_evict_write(struct file *file, const char __user *buf,
 
 	mutex_lock(&p->lock);
 	if (evict)
-		ret = kfdsim_process_evict(p);
+		ret = kfd_process_evict_queues(p);
 	else if (!p->evict_count)
 		ret = -EINVAL;
 	else
-		kfdsim_process_restore(p);
+		kfd_process_restore_queues(p);
 	mutex_unlock(&p->lock);
 	kfd_process_put(p);
 	return ret ? ret : len;
@@ -167,7 +167,7 @@ static int kfdsim_queues_show(struct seq_file *m, void *unused)
 
 	seq_puts(m, "gpu_id pid queue type rptr iteration next_wg flags evicted\n");
 	for (i = 0; i < kfdsim_num_gpus; i++) {
-		struct kfdsim_cp *cp = &kfdsim_gpus[i]->cp;
+		struct kfdsim_cp *cp = kfdsim_gpus[i]->cp;
 
 		kfdsim_cp_lock(cp);
 		list_for_each_entry(q, &cp->queues, cp_node)

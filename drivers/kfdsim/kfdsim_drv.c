@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/device_cgroup.h>
 #include <linux/dma-mapping.h>
 #include <linux/hash.h>
 #include <linux/module.h>
@@ -111,6 +112,32 @@ int kfdsim_gpu_render_minor(const struct kfdsim_gpu *gpu)
 	return gpu->drm.render ? gpu->drm.render->index : -1;
 }
 
+/**
+ * kfdsim_gpu_devcgroup_check - may the caller use @gpu, says its device cgroup
+ * @gpu: a GPU
+ *
+ * As amdkfd's kfd_devcgroup_check_permission(): a GPU is usable by the
+ * calling task only if its device cgroup (the legacy devices controller or
+ * a cgroup v2 BPF device program, as container engines install) allows
+ * reading and writing the GPU's render node. The check is by device
+ * number, so it applies whatever path or mount namespace the caller has.
+ *
+ * Return: 0 if allowed, else a negative errno (-EPERM).
+ */
+int kfdsim_gpu_devcgroup_check(const struct kfdsim_gpu *gpu)
+{
+#if defined(CONFIG_CGROUP_DEVICE) || defined(CONFIG_CGROUP_BPF)
+	int minor = kfdsim_gpu_render_minor(gpu);
+
+	if (minor < 0)
+		return -EPERM;
+	return devcgroup_check_permission(DEVCG_DEV_CHAR, DRM_MAJOR, minor,
+					  DEVCG_ACC_READ | DEVCG_ACC_WRITE);
+#else
+	return 0;
+#endif
+}
+
 /* A render node of a kfdsim GPU (the primary nodes share the fops). */
 bool kfdsim_is_render_file(const struct file *filp)
 {
@@ -175,6 +202,7 @@ static struct kfdsim_gpu *kfdsim_gpu_create(unsigned int index)
 	gpu->gpu_id = kfdsim_make_gpu_id(index);
 	gpu->unique_id = ((u64)hash_32(seed, 32) << 32) | (0x5a000000u + index);
 
+	gpu->ops = &kfdsim_device_ops;
 	ret = kfdsim_cp_init(gpu);
 	if (ret)
 		goto err_devres;

@@ -406,3 +406,18 @@ void kfdsim_gem_put(struct kfdsim_gem *bo)
 {
 	drm_gem_object_put(&bo->base);
 }
+
+/**
+ * kfdsim_gem_export_dmabuf - the export_dmabuf device operation
+ * @gpu: the GPU that owns @bo
+ * @bo: VRAM or GTT memory
+ * @flags: O_RDWR and O_CLOEXEC
+ *
+ * Return: a dma-buf holding its own reference on @bo, or an ERR_PTR.
+ */
+struct dma_buf *kfdsim_gem_export_dmabuf(struct kfdsim_gpu *gpu,
+					 struct kfdsim_gem *bo, int flags)
+{
+	WARN_ON(bo->gpu != gpu);
+	return drm_gem_prime_export(&bo->base, flags);
+}

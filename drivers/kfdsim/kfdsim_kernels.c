@@ -41,6 +41,7 @@ union kfdsim_args {
  * struct kfdsim_run - the state of one kfdsim_kernel_run() call
  * @vm: the address space
  * @fault: filled on a GPU page fault
+ * @err: filled when the dispatch cannot run (-ENOEXEC)
  * @op: enum kfdsim_kernel_op
  * @args: the kernel's arguments
  * @items: work-items in the grid, at most U32_MAX
@@ -55,6 +56,7 @@ union kfdsim_args {
 struct kfdsim_run {
 	struct kfdsim_vm *vm;
 	struct kfdsim_fault *fault;
+	struct kfdsim_dispatch_error *err;
 	u32 op;
 	union kfdsim_args args;
 	u64 items;
@@ -67,16 +69,22 @@ struct kfdsim_run {
 	void *bounce[2];
 };
 
+/* -ENOEXEC, with why the dispatch cannot run. */
+static int kfdsim_refuse(struct kfdsim_run *run, u32 code, const char *what)
+{
+	run->err->code = code;
+	run->err->what = what;
+	return -ENOEXEC;
+}
+
 /* A used dimension must be non-zero; an unused one 0 or 1, meaning 1. */
-static int kfdsim_dim(u32 size, unsigned int dim, unsigned int dims,
-		      u64 *product)
+static bool kfdsim_dim_ok(u32 size, unsigned int dim, unsigned int dims,
+			  u64 *product)
 {
 	if (dim >= dims)
-		return size > 1 ? -ENOEXEC : 0;
-	if (!size)
-		return -ENOEXEC;
+		return size <= 1;
 	*product *= size;
-	return 0;
+	return size != 0;
 }
 
 static int kfdsim_geometry(struct kfdsim_run *run,
@@ -93,20 +101,26 @@ static int kfdsim_geometry(struct kfdsim_run *run,
 	unsigned int dims = pkt->setup;
 	unsigned int i;
 
-	if (dims < 1 || dims > 3 || pkt->reserved0 || pkt->reserved2)
-		return -ENOEXEC;
+	if (pkt->reserved0 || pkt->reserved2)
+		return kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_FORMAT,
+				     "dispatch with reserved fields set");
+	if (dims < 1 || dims > 3)
+		return kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_DIM,
+				     "dispatch with a bad dimension count");
 	run->items = 1;
 	run->wg_size = 1;
 	for (i = 0; i < 3; i++) {
 		/* Both factors are below 2^32: the product cannot overflow. */
-		if (kfdsim_dim(grid[i], i, dims, &run->items) ||
-		    kfdsim_dim(wg[i], i, dims, &run->wg_size) ||
+		if (!kfdsim_dim_ok(grid[i], i, dims, &run->items) ||
+		    !kfdsim_dim_ok(wg[i], i, dims, &run->wg_size) ||
 		    run->items > U32_MAX)
-			return -ENOEXEC;
+			return kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_DIM,
+					     "dispatch with bad grid or workgroup sizes");
 	}
 	/* Bounds the work between two preemption points. */
 	if (run->wg_size > KFDSIM_MAX_WG_SIZE)
-		return -ENOEXEC;
+		return kfdsim_refuse(run, KFDSIM_AQL_ERROR_GROUP_TOO_LARGE,
+				     "dispatch with a workgroup too large");
 	/* A workgroup larger than the grid is the whole grid. */
 	run->wg_size = min(run->wg_size, run->items);
 	run->wgs = DIV_ROUND_UP_ULL(run->items, run->wg_size);
@@ -172,7 +186,8 @@ static int kfdsim_check_args(struct kfdsim_run *run)
 		run->steps = a->loop.steps;
 		break;
 	}
-	return ok ? 0 : -ENOEXEC;
+	return ok ? 0 : kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_CODE,
+				      "built-in kernel with invalid arguments");
 }
 
 /* Read and check the kernel descriptor and the kernel's arguments. */
@@ -183,14 +198,20 @@ static int kfdsim_read_kernel(struct kfdsim_run *run,
 	size_t size;
 	int ret;
 
+	if (!pkt->kernel_object)
+		return kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_CODE,
+				     "dispatch of a NULL kernel object");
 	ret = kfdsim_vm_read(run->vm, pkt->kernel_object, &desc, sizeof(desc),
 			     run->fault);
 	if (ret)
 		return ret;
+	if (desc.magic != KFDSIM_KERNEL_MAGIC)
+		return kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_CODE,
+				     "kernel object is not a kfdsim built-in kernel (GPU machine code cannot run on kfdsim)");
 	size = kfdsim_args_size(desc.opcode);
-	if (desc.magic != KFDSIM_KERNEL_MAGIC ||
-	    desc.version != KFDSIM_KERNEL_VERSION || desc.pad || !size)
-		return -ENOEXEC;
+	if (desc.version != KFDSIM_KERNEL_VERSION || desc.pad || !size)
+		return kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_CODE,
+				     "kfdsim kernel descriptor of an unknown version or kernel");
 	run->op = desc.opcode;
 
 	ret = kfdsim_vm_read(run->vm, pkt->kernarg_address, &run->args, size,
@@ -341,20 +362,25 @@ static int kfdsim_run_wg(struct kfdsim_run *run, u32 wg)
  * @deadline_ns: ktime_get_ns() time after which to stop at the next
  *               workgroup boundary; at least one workgroup always runs
  * @fault: filled on a GPU page fault
+ * @err: filled when the dispatch cannot run
  *
  * The kernel descriptor and arguments are read again on every call.
  *
  * Return: 0 when the dispatch is complete; -EAGAIN at the deadline, with
  * @prog updated; -EFAULT on a GPU page fault, with @fault filled and the
  * writes before it done; -ENOEXEC for an invalid packet, descriptor or
- * arguments; -EINVAL if @prog lies outside the dispatch; -ENOMEM.
+ * arguments, with @err filled; -EINVAL if @prog lies outside the dispatch;
+ * -ENOMEM.
  */
 int kfdsim_kernel_run(struct kfdsim_vm *vm,
 		      const struct kfdsim_aql_dispatch *pkt,
 		      struct kfdsim_dispatch_progress *prog, u64 deadline_ns,
-		      struct kfdsim_fault *fault)
+		      struct kfdsim_fault *fault,
+		      struct kfdsim_dispatch_error *err)
 {
-	struct kfdsim_run run = { .vm = vm, .fault = fault, .steps = 1 };
+	struct kfdsim_run run = {
+		.vm = vm, .fault = fault, .err = err, .steps = 1,
+	};
 	bool ran = false;
 	u32 step, wg;
 	int ret;

@@ -35,6 +35,7 @@
 #include "kt_harness.h"
 #include "kfdsim_test.h"
 #include "kfdsim_gpu.h"
+#include "abo.h"
 
 /* IB flags AMD's plugin was seen to pass (uninitialised stack). */
 #define AP_GARBAGE_FLAGS	0x4c001250u
@@ -47,112 +48,12 @@
 				 KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC)
 #define AP_IB_BYTES		(16 * KT_PAGE)
 
-static void *ap_anon(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static long ap_diff(const void *a, const void *b, size_t len)
-{
-	const unsigned char *x = a, *y = b;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (x[i] != y[i])
-			return (long)i;
-	return -1;
-}
-
-/* A BO with a VA from libdrm's allocator, mapped read-write-execute. */
-struct ap_bo {
-	amdgpu_bo_handle bo;
-	amdgpu_va_handle vah;
-	uint64_t va, size;
-	void *cpu;
-};
-
-static int ap_map(amdgpu_device_handle dev, amdgpu_bo_handle bo,
-		  uint64_t size, struct ap_bo *o)
-{
-	int ret;
-
-	memset(o, 0, sizeof(*o));
-	o->bo = bo;
-	o->size = size;
-	ret = amdgpu_va_range_alloc(dev, amdgpu_gpu_va_range_general, size,
-				    KT_PAGE, 0, &o->va, &o->vah, 0);
-	if (ret)
-		return ret;
-	ret = amdgpu_bo_va_op(bo, 0, size, o->va, 0, AMDGPU_VA_OP_MAP);
-	if (ret)
-		amdgpu_va_range_free(o->vah);
-	return ret;
-}
-
-static int ap_alloc(amdgpu_device_handle dev, uint64_t size, uint32_t heap,
-		    struct ap_bo *o)
-{
-	struct amdgpu_bo_alloc_request req = {
-		.alloc_size = size,
-		.phys_alignment = KT_PAGE,
-		.preferred_heap = heap,
-	};
-	amdgpu_bo_handle bo;
-	int ret;
-
-	ret = amdgpu_bo_alloc(dev, &req, &bo);
-	if (ret)
-		return ret;
-	ret = ap_map(dev, bo, size, o);
-	if (!ret)
-		ret = amdgpu_bo_cpu_map(bo, &o->cpu);
-	if (ret)
-		amdgpu_bo_free(bo);
-	return ret;
-}
-
-static void ap_free(struct ap_bo *o)
-{
-	if (!o->bo)
-		return;
-	if (o->cpu)
-		amdgpu_bo_cpu_unmap(o->bo);
-	amdgpu_bo_va_op(o->bo, 0, o->size, o->va, 0, AMDGPU_VA_OP_UNMAP);
-	amdgpu_va_range_free(o->vah);
-	amdgpu_bo_free(o->bo);
-	memset(o, 0, sizeof(*o));
-}
-
-static uint32_t ap_copy_packet(uint32_t *ib, uint32_t n, uint64_t dst,
-			       uint64_t src, uint32_t count)
-{
-	ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-				     KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-	ib[n++] = count;
-	ib[n++] = 0;
-	ib[n++] = (uint32_t)src;
-	ib[n++] = (uint32_t)(src >> 32);
-	ib[n++] = (uint32_t)dst;
-	ib[n++] = (uint32_t)(dst >> 32);
-	return n;
-}
-
-static uint32_t ap_pad(uint32_t *ib, uint32_t n)
-{
-	while (n % 8)
-		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0);
-	return n;
-}
-
 /*
  * Submit @ndw dwords of @ib on DMA ring 0 in a context of its own, with
  * @flags as the IB flags, the BOs of @bos as the BO list and no user
  * fence, and wait for the fence. 0 or the first error.
  */
-static int ap_submit(amdgpu_device_handle dev, const struct ap_bo *ib,
+static int ap_submit(amdgpu_device_handle dev, const struct abo *ib,
 		     uint32_t ndw, uint32_t flags, amdgpu_bo_handle *bos,
 		     uint32_t nbos)
 {
@@ -214,7 +115,7 @@ static int ap_plugin_copy(amdgpu_device_handle dev, int dmabuf, void *host,
 {
 	uint32_t packets = (uint32_t)((size - 1) / AP_PLUGIN_CHUNK + 1);
 	struct amdgpu_bo_import_result imp;
-	struct ap_bo vram, user, ib;
+	struct abo vram, user, ib;
 	amdgpu_bo_handle user_bo, bos[3];
 	uint64_t src, dst, left, len;
 	uint32_t n = 0;
@@ -233,16 +134,16 @@ static int ap_plugin_copy(amdgpu_device_handle dev, int dmabuf, void *host,
 		return ret;
 	}
 	if (to_vram) {
-		ret = ap_map(dev, user_bo, size, &user);
+		ret = abo_map(dev, user_bo, size, &user);
 		if (!ret)
-			ret = ap_map(dev, imp.buf_handle, size, &vram);
+			ret = abo_map(dev, imp.buf_handle, size, &vram);
 	} else {
-		ret = ap_map(dev, imp.buf_handle, size, &vram);
+		ret = abo_map(dev, imp.buf_handle, size, &vram);
 		if (!ret)
-			ret = ap_map(dev, user_bo, size, &user);
+			ret = abo_map(dev, user_bo, size, &user);
 	}
 	if (!ret)
-		ret = ap_alloc(dev, packets * 28, AMDGPU_GEM_DOMAIN_GTT, &ib);
+		ret = abo_alloc(dev, packets * 28, AMDGPU_GEM_DOMAIN_GTT, &ib);
 	if (ret)
 		goto out;
 
@@ -251,23 +152,24 @@ static int ap_plugin_copy(amdgpu_device_handle dev, int dmabuf, void *host,
 	for (left = size; left; left -= len) {
 		len = left < AP_PLUGIN_CHUNK ? left : AP_PLUGIN_CHUNK;
 		/* count = bytes: one byte more than meant, as the plugin */
-		n = ap_copy_packet(ib.cpu, n, dst, src, (uint32_t)len);
+		n += kg_sdma_copy_packet((uint32_t *)ib.cpu + n, dst, src,
+					 (uint32_t)len);
 		src += len;
 		dst += len;
 	}
-	n = ap_pad(ib.cpu, n);
+	n = kg_sdma_pad(ib.cpu, n);
 	bos[0] = to_vram ? user.bo : vram.bo;
 	bos[1] = to_vram ? vram.bo : user.bo;
 	bos[2] = ib.bo;
 	ret = ap_submit(dev, &ib, n, flags, bos, 3);
 out:
-	ap_free(&ib);
+	abo_free(&ib);
 	if (user.bo)
-		ap_free(&user);
+		abo_free(&user);
 	else
 		amdgpu_bo_free(user_bo);
 	if (vram.bo)
-		ap_free(&vram);
+		abo_free(&vram);
 	else
 		amdgpu_bo_free(imp.buf_handle);
 	return ret;
@@ -299,15 +201,6 @@ FIXTURE_TEARDOWN(shared)
 	kg_close(&self->rt);
 }
 
-#define AP_COUNTERS_BACK() do {						\
-	struct kt_props now;						\
-									\
-	ASSERT_EQ(0, kt_counters(&now, self->msg, sizeof(self->msg)));	\
-	EXPECT_EQ(0, kt_counters_diff(&self->base, &now, self->msg,	\
-				      sizeof(self->msg)))		\
-		TH_LOG("counters changed: %s", self->msg);		\
-} while (0)
-
 /*
  * AMD's plugin at restore: its own GEM_VA and CS on the render fd that
  * ACQUIRE_VM (here; RESTORE in the plugin) bound, with garbage IB flags,
@@ -329,22 +222,22 @@ TEST_F_TIMEOUT(shared, plugin_copies_on_the_bound_fd, 600)
 		ASSERT_EQ(0, kt_export(self->rt.e.kfd, bo.handle,
 				       O_RDWR | O_CLOEXEC, &dmabuf));
 		ASSERT_EQ(0, ap_dev(self->rt.e.render[g], &dev));
-		in = ap_anon(size);
-		out = ap_anon(size);
+		in = kt_anon(size);
+		out = kt_anon(size);
 		ASSERT_NE(NULL, in);
 		ASSERT_NE(NULL, out);
 
 		kt_fill(in, size, 40 + g);
 		ASSERT_EQ(0, ap_plugin_copy(dev, dmabuf, in, size, true,
 					    AP_GARBAGE_FLAGS));
-		EXPECT_EQ(-1, ap_diff(bo.cpu, in, size))
+		EXPECT_EQ(-1, kt_first_diff(bo.cpu, in, size))
 			TH_LOG("GPU %d: VRAM differs from what was restored", g);
 		memset(out, 0, size);
 		ASSERT_EQ(0, ap_plugin_copy(dev, dmabuf, out, size, false,
 					    AP_ALL_BUT_PREAMBLE));
 		EXPECT_TRUE(kt_check(out, size, 40 + g))
 			TH_LOG("GPU %d: dumped contents differ at %ld", g,
-			       ap_diff(out, bo.cpu, size));
+			       kt_first_diff(out, bo.cpu, size));
 
 		amdgpu_device_deinitialize(dev);
 		munmap(in, size);
@@ -353,7 +246,7 @@ TEST_F_TIMEOUT(shared, plugin_copies_on_the_bound_fd, 600)
 		EXPECT_EQ(0, kg_bo_free(&self->rt, &bo));
 	}
 	kg_close(&self->rt);
-	AP_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -365,7 +258,7 @@ TEST_F(shared, one_page_table_both_ways)
 {
 	const uint64_t size = 3 * KT_PAGE;
 	amdgpu_device_handle dev;
-	struct ap_bo gem, ib;
+	struct abo gem, ib;
 	struct kg_queue q;
 	struct kg_bo bo;
 	uint32_t n;
@@ -373,13 +266,13 @@ TEST_F(shared, one_page_table_both_ways)
 	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, size, AP_VRAM, KG_MAP_OWN, &bo));
 	kt_fill(bo.cpu, size, 7);
 	ASSERT_EQ(0, ap_dev(self->rt.e.render[0], &dev));
-	ASSERT_EQ(0, ap_alloc(dev, size, AMDGPU_GEM_DOMAIN_GTT, &gem));
-	ASSERT_EQ(0, ap_alloc(dev, AP_IB_BYTES, AMDGPU_GEM_DOMAIN_GTT, &ib));
+	ASSERT_EQ(0, abo_alloc(dev, size, AMDGPU_GEM_DOMAIN_GTT, &gem));
+	ASSERT_EQ(0, abo_alloc(dev, AP_IB_BYTES, AMDGPU_GEM_DOMAIN_GTT, &ib));
 
 	/* CS: KFD BO (its KFD VA) -> GEM BO */
 	memset(gem.cpu, 0, size);
-	n = ap_pad(ib.cpu, ap_copy_packet(ib.cpu, 0, gem.va, bo.va,
-					  (uint32_t)size - 1));
+	n = kg_sdma_pad(ib.cpu, kg_sdma_copy_packet(ib.cpu, gem.va, bo.va,
+						    (uint32_t)size - 1));
 	ASSERT_EQ(0, ap_submit(dev, &ib, n, AP_GARBAGE_FLAGS, NULL, 0));
 	EXPECT_TRUE(kt_check(gem.cpu, size, 7));
 
@@ -393,12 +286,12 @@ TEST_F(shared, one_page_table_both_ways)
 	EXPECT_TRUE(kt_check(gem.cpu, size, 8));
 	EXPECT_EQ(0, kg_queue_free(&q));
 
-	ap_free(&ib);
-	ap_free(&gem);
+	abo_free(&ib);
+	abo_free(&gem);
 	amdgpu_device_deinitialize(dev);
 	EXPECT_EQ(0, kg_bo_free(&self->rt, &bo));
 	kg_close(&self->rt);
-	AP_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -456,7 +349,7 @@ TEST_F(shared, overlaps_are_refused_both_ways)
 	EXPECT_EQ(0, kg_bo_free(&self->rt, &mapped));
 	EXPECT_EQ(0, kg_bo_free(&self->rt, &unmapped));
 	kg_close(&self->rt);
-	AP_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /* ---- lifetimes: whichever of the file and the process goes first ---- */
@@ -482,7 +375,7 @@ FIXTURE_TEARDOWN(life)
 TEST_F(life, process_closes_first)
 {
 	amdgpu_device_handle dev;
-	struct ap_bo a, b, ib;
+	struct abo a, b, ib;
 	uint64_t handle;
 	struct kt_env e;
 	uint32_t n;
@@ -492,31 +385,31 @@ TEST_F(life, process_closes_first)
 			      AP_VRAM, &handle, NULL));
 	ASSERT_EQ(0, kt_map(e.kfd, handle, &e.gpu[0].gpu_id, 1));
 	ASSERT_EQ(0, ap_dev(e.render[0], &dev));
-	ASSERT_EQ(0, ap_alloc(dev, KT_PAGE, AMDGPU_GEM_DOMAIN_GTT, &a));
-	ASSERT_EQ(0, ap_alloc(dev, KT_PAGE, AMDGPU_GEM_DOMAIN_GTT, &b));
-	ASSERT_EQ(0, ap_alloc(dev, AP_IB_BYTES, AMDGPU_GEM_DOMAIN_GTT, &ib));
+	ASSERT_EQ(0, abo_alloc(dev, KT_PAGE, AMDGPU_GEM_DOMAIN_GTT, &a));
+	ASSERT_EQ(0, abo_alloc(dev, KT_PAGE, AMDGPU_GEM_DOMAIN_GTT, &b));
+	ASSERT_EQ(0, abo_alloc(dev, AP_IB_BYTES, AMDGPU_GEM_DOMAIN_GTT, &ib));
 
 	/* /dev/kfd closed: the process and its binding go */
 	close(e.kfd);
 	e.kfd = -1;
 
 	kt_fill(a.cpu, KT_PAGE, 3);
-	n = ap_pad(ib.cpu, ap_copy_packet(ib.cpu, 0, b.va, a.va,
-					  KT_PAGE - 1));
+	n = kg_sdma_pad(ib.cpu, kg_sdma_copy_packet(ib.cpu, b.va, a.va,
+						    KT_PAGE - 1));
 	ASSERT_EQ(0, ap_submit(dev, &ib, n, 0, NULL, 0));
 	EXPECT_TRUE(kt_check(b.cpu, KT_PAGE, 3));
 	/* the KFD BO's VA reads as the dummy page now */
-	n = ap_pad(ib.cpu, ap_copy_packet(ib.cpu, 0, b.va, KG_VA_BASE,
-					  KT_PAGE - 1));
+	n = kg_sdma_pad(ib.cpu, kg_sdma_copy_packet(ib.cpu, b.va, KG_VA_BASE,
+						    KT_PAGE - 1));
 	ASSERT_EQ(0, ap_submit(dev, &ib, n, 0, NULL, 0));
 	EXPECT_TRUE(kt_is_zero(b.cpu, KT_PAGE));
 
-	ap_free(&ib);
-	ap_free(&b);
-	ap_free(&a);
+	abo_free(&ib);
+	abo_free(&b);
+	abo_free(&a);
 	amdgpu_device_deinitialize(dev);
 	kt_env_close(&e);
-	AP_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -571,7 +464,7 @@ TEST_F(life, file_closes_first)
 	EXPECT_EQ(0, kg_bo_free(&rt, &dst));
 	/* the process lets the file go: its handle and mapping go with it */
 	kg_close(&rt);
-	AP_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -623,7 +516,7 @@ TEST_F(life, acquire_needs_a_clean_vm)
 	close(fresh);
 	close(used);
 	close(kfd);
-	AP_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /* ---- packet limits and faults on the CS path ---- */
@@ -631,7 +524,7 @@ TEST_F(life, acquire_needs_a_clean_vm)
 FIXTURE(cs) {
 	amdgpu_device_handle dev;
 	int fd;
-	struct ap_bo src, dst, ib;
+	struct abo src, dst, ib;
 	struct kt_props base;
 	char msg[512];
 };
@@ -647,12 +540,12 @@ FIXTURE_SETUP(cs)
 	self->fd = kt_open_render(gpus[0].render_minor);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, ap_dev(self->fd, &self->dev));
-	ASSERT_EQ(0, ap_alloc(self->dev, AP_BIG, AMDGPU_GEM_DOMAIN_VRAM,
-			      &self->src));
-	ASSERT_EQ(0, ap_alloc(self->dev, AP_BIG, AMDGPU_GEM_DOMAIN_VRAM,
-			      &self->dst));
-	ASSERT_EQ(0, ap_alloc(self->dev, AP_IB_BYTES, AMDGPU_GEM_DOMAIN_GTT,
-			      &self->ib));
+	ASSERT_EQ(0, abo_alloc(self->dev, AP_BIG, AMDGPU_GEM_DOMAIN_VRAM,
+			       &self->src));
+	ASSERT_EQ(0, abo_alloc(self->dev, AP_BIG, AMDGPU_GEM_DOMAIN_VRAM,
+			       &self->dst));
+	ASSERT_EQ(0, abo_alloc(self->dev, AP_IB_BYTES, AMDGPU_GEM_DOMAIN_GTT,
+			       &self->ib));
 }
 
 FIXTURE_TEARDOWN(cs)
@@ -661,9 +554,9 @@ FIXTURE_TEARDOWN(cs)
 
 static void cs_close(struct _test_data_cs *self)
 {
-	ap_free(&self->ib);
-	ap_free(&self->dst);
-	ap_free(&self->src);
+	abo_free(&self->ib);
+	abo_free(&self->dst);
+	abo_free(&self->src);
 	amdgpu_device_deinitialize(self->dev);
 	close(self->fd);
 }
@@ -686,11 +579,12 @@ TEST_F_TIMEOUT(cs, copy_and_fill_counts, 300)
 		uint64_t bytes = (uint64_t)counts[i] + 1;
 
 		memset(d, 0xee, AP_BIG);
-		n = ap_pad(ib, ap_copy_packet(ib, 0, self->dst.va,
-					      self->src.va, counts[i]));
+		n = kg_sdma_pad(ib, kg_sdma_copy_packet(ib, self->dst.va,
+							self->src.va,
+							counts[i]));
 		ASSERT_EQ(0, ap_submit(self->dev, &self->ib, n,
 				       AP_GARBAGE_FLAGS, NULL, 0));
-		EXPECT_EQ(-1, ap_diff(d, self->src.cpu, bytes))
+		EXPECT_EQ(-1, kt_first_diff(d, self->src.cpu, bytes))
 			TH_LOG("count 0x%x", counts[i]);
 		EXPECT_EQ(0xee, d[bytes]) TH_LOG("count 0x%x", counts[i]);
 	}
@@ -703,14 +597,14 @@ TEST_F_TIMEOUT(cs, copy_and_fill_counts, 300)
 	ib[2] = (uint32_t)(self->dst.va >> 32);
 	ib[3] = 0x12345678;
 	ib[4] = KFDSIM_SDMA_FILL_MAX_BYTES - 1;
-	n = ap_pad(ib, KFDSIM_SDMA_FILL_DWORDS);
+	n = kg_sdma_pad(ib, KFDSIM_SDMA_FILL_DWORDS);
 	ASSERT_EQ(0, ap_submit(self->dev, &self->ib, n, 0, NULL, 0));
 	EXPECT_EQ(0x12345678, ((uint32_t *)d)[0]);
 	EXPECT_EQ(0x12345678,
 		  ((uint32_t *)d)[KFDSIM_SDMA_FILL_MAX_BYTES / 4 - 1]);
 	EXPECT_EQ(0xee, d[KFDSIM_SDMA_FILL_MAX_BYTES]);
 	cs_close(self);
-	AP_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -740,8 +634,8 @@ TEST_F(cs, copy_one_byte_past_a_bo)
 				     AMDGPU_VA_OP_MAP));
 	kt_fill(self->src.cpu, size, 5);
 	memset(self->dst.cpu, 0, AP_BIG);
-	n = ap_pad(self->ib.cpu, ap_copy_packet(self->ib.cpu, 0, dva, sva,
-						(uint32_t)size));
+	n = kg_sdma_copy_packet(self->ib.cpu, dva, sva, (uint32_t)size);
+	n = kg_sdma_pad(self->ib.cpu, n);
 	EXPECT_EQ(0, ap_submit(self->dev, &self->ib, n, AP_GARBAGE_FLAGS,
 			       NULL, 0));
 	EXPECT_TRUE(kt_check(self->dst.cpu, size, 5));
@@ -755,7 +649,7 @@ TEST_F(cs, copy_one_byte_past_a_bo)
 	amdgpu_va_range_free(sh);
 	amdgpu_va_range_free(dh);
 	cs_close(self);
-	AP_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 TEST_HARNESS_MAIN

@@ -53,18 +53,6 @@ static int clocks(int kfd, uint32_t gpu_id,
 	return kt_ioctl(kfd, AMDKFD_IOC_GET_CLOCK_COUNTERS, c);
 }
 
-/* An id no GPU has: one more than the largest. */
-static uint32_t unused_gpu_id(const struct kt_env *e)
-{
-	uint32_t id = 0;
-	int i;
-
-	for (i = 0; i < e->ngpus; i++)
-		if (e->gpu[i].gpu_id > id)
-			id = e->gpu[i].gpu_id;
-	return id + 1;
-}
-
 TEST_F(info, get_version)
 {
 	struct kfd_ioctl_get_version_args v = { 0 };
@@ -180,7 +168,7 @@ TEST_F(info, clock_counters_unknown_gpu)
 {
 	struct kfd_ioctl_get_clock_counters_args c;
 
-	ASSERT_EQ(0, clocks(self->e.kfd, unused_gpu_id(&self->e), &c));
+	ASSERT_EQ(0, clocks(self->e.kfd, kt_unused_gpu_id(&self->e), &c));
 	EXPECT_EQ(0, c.gpu_clock_counter);
 	EXPECT_NE(0, c.cpu_clock_counter);
 	EXPECT_NE(0, c.system_clock_counter);

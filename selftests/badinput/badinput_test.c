@@ -64,18 +64,6 @@ static void check_unchanged(struct __test_metadata *_metadata,
 		EXPECT_EQ(before->avail[i], now.avail[i]);
 }
 
-/* An id no GPU has. */
-static uint32_t unused_gpu_id(const struct kt_env *e)
-{
-	uint32_t id = 0;
-	int i;
-
-	for (i = 0; i < e->ngpus; i++)
-		if (e->gpu[i].gpu_id > id)
-			id = e->gpu[i].gpu_id;
-	return id + 1;
-}
-
 static int count_fds(void)
 {
 	struct dirent *d;
@@ -169,7 +157,7 @@ static void acquire_still_possible(struct __test_metadata *_metadata,
 TEST_F(unbound, acquire_unknown_gpu_id)
 {
 	EXPECT_EQ(-EINVAL, kt_acquire_vm(self->e.kfd, self->e.render[0],
-					 unused_gpu_id(&self->e)));
+					 kt_unused_gpu_id(&self->e)));
 	EXPECT_EQ(-EINVAL, kt_acquire_vm(self->e.kfd, self->e.render[0], 0));
 	acquire_still_possible(_metadata, self);
 }
@@ -258,8 +246,8 @@ TEST_F(bad, acquire_different_fd_after_bound)
 
 TEST_F(bad, alloc_unknown_gpu_id)
 {
-	alloc_fails(_metadata, self, unused_gpu_id(&self->e), FREE_VA, KT_MIB,
-		    KT_GTT, 0, EINVAL);
+	alloc_fails(_metadata, self, kt_unused_gpu_id(&self->e), FREE_VA,
+		    KT_MIB, KT_GTT, 0, EINVAL);
 	alloc_fails(_metadata, self, 0, FREE_VA, KT_MIB, KT_GTT, 0, EINVAL);
 	va_still_free(_metadata, self, FREE_VA, KT_MIB);
 }
@@ -533,7 +521,7 @@ TEST_F(bad, free_unknown_handle)
 	EXPECT_EQ(-EINVAL, kt_free(self->e.kfd, gpu));
 	EXPECT_EQ(-EINVAL, kt_free(self->e.kfd, gpu | 0xfffff));
 	EXPECT_EQ(-EINVAL, kt_free(self->e.kfd,
-				   ((uint64_t)unused_gpu_id(&self->e) << 32) |
+				   (uint64_t)kt_unused_gpu_id(&self->e) << 32 |
 				   (uint32_t)self->bo));
 	EXPECT_EQ(-EINVAL, kt_free(self->e.kfd, (uint32_t)self->bo));
 	check_unchanged(_metadata, &self->e, &self->before);
@@ -624,7 +612,7 @@ static void bad_pointer(struct __test_metadata *_metadata,
 static void unknown_gpu(struct __test_metadata *_metadata,
 			FIXTURE_DATA(bad) *self, unsigned long req)
 {
-	uint32_t ids[2] = { self->ids[0], unused_gpu_id(&self->e) };
+	uint32_t ids[2] = { self->ids[0], kt_unused_gpu_id(&self->e) };
 
 	EXPECT_EQ(-EINVAL, map_raw(self->e.kfd, req, self->bo,
 				   (uintptr_t)ids, 2, 0));
@@ -729,7 +717,7 @@ TEST_F(bad, available_unknown_gpu_id)
 {
 	uint64_t avail;
 
-	EXPECT_EQ(-EINVAL, kt_available(self->e.kfd, unused_gpu_id(&self->e),
+	EXPECT_EQ(-EINVAL, kt_available(self->e.kfd, kt_unused_gpu_id(&self->e),
 					&avail));
 	EXPECT_EQ(-EINVAL, kt_available(self->e.kfd, 0, &avail));
 }
@@ -914,7 +902,7 @@ TEST_F(bad, mmap_doorbell_wrong_length)
 TEST_F(bad, mmap_doorbell_unknown_gpu)
 {
 	uint64_t off = KFD_MMAP_TYPE_DOORBELL |
-		       KFD_MMAP_GPU_ID(unused_gpu_id(&self->e));
+		       KFD_MMAP_GPU_ID(kt_unused_gpu_id(&self->e));
 
 	EXPECT_EQ(ENODEV, kfd_mmap_errno(self->e.kfd, off, KT_DOORBELL_SIZE));
 	check_unchanged(_metadata, &self->e, &self->before);
@@ -927,10 +915,10 @@ TEST_F(bad, mmap_doorbell_unknown_gpu)
 TEST_F(bad, mmap_mmio_offset)
 {
 	EXPECT_EQ(ENODEV, kfd_mmap_errno(self->e.kfd, 0, KT_PAGE));
-	EXPECT_EQ(ENODEV, kfd_mmap_errno(self->e.kfd,
-					 KFD_MMAP_TYPE_MMIO |
-					 KFD_MMAP_GPU_ID(unused_gpu_id(&self->e)),
-					 KT_PAGE));
+	EXPECT_EQ(ENODEV,
+		  kfd_mmap_errno(self->e.kfd, KFD_MMAP_TYPE_MMIO |
+				 KFD_MMAP_GPU_ID(kt_unused_gpu_id(&self->e)),
+				 KT_PAGE));
 	EXPECT_EQ(EINVAL, kfd_mmap_errno(self->e.kfd,
 					 KFD_MMAP_TYPE_MMIO |
 					 KFD_MMAP_GPU_ID(self->ids[0]),

@@ -1083,6 +1083,107 @@ TEST_F(cp, bad_packets_stop_queue_without_fault_event)
 		  kg_wait1(self->rt.e.kfd, ev.event_id, 0));
 }
 
+/*
+ * On a queue laid out as ROCr's amd_queue_t, a packet the CP cannot run
+ * also stores the CP's error code into the queue's inactive signal and
+ * fires that signal's event, as gfx9 firmware does for ROCr's queue error
+ * handler; the packet's own completion signal stays untouched.
+ */
+TEST_F(cp, bad_packets_reported_to_inactive_signal)
+{
+	static const struct {
+		const char *what;
+		int64_t code;
+	} want[] = {
+		{ "kernel object not a kfdsim kernel",
+		  KFDSIM_AQL_ERROR_INVALID_CODE },
+		{ "NULL kernel object", KFDSIM_AQL_ERROR_INVALID_CODE },
+		{ "fill dst not 4-byte aligned", KFDSIM_AQL_ERROR_INVALID_CODE },
+		{ "setup 0", KFDSIM_AQL_ERROR_INVALID_DIM },
+		{ "grid size 0", KFDSIM_AQL_ERROR_INVALID_DIM },
+		{ "workgroup of 2048", KFDSIM_AQL_ERROR_GROUP_TOO_LARGE },
+		{ "reserved2 not 0", KFDSIM_AQL_ERROR_INVALID_FORMAT },
+		{ "packet type 200", KFDSIM_AQL_ERROR_INVALID_FORMAT },
+		{ "vendor-specific packet", KFDSIM_AQL_ERROR_VENDOR_PACKET },
+	};
+	struct kfd_ioctl_create_event_args ev;
+	struct kfdsim_aql_dispatch pkt;
+	struct kfdsim_args_fill fargs, *ka;
+	struct kg_signal done, inactive;
+	struct kg_bo buf, box;
+	struct kg_qinfo qi;
+	struct kg_queue q;
+	uint64_t *mb;
+	unsigned int k;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &buf));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &box));
+	mb = box.cpu;
+	ASSERT_EQ(0, kg_event_new(self->rt.e.kfd, KFD_IOC_EVENT_SIGNAL, true,
+				  0, &ev));
+	for (k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		ASSERT_EQ(0, kg_queue_new_amd(&self->rt, 0, 1024, &q));
+		ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &done));
+		ASSERT_EQ(0, kg_signal_new(&self->rt, 0, &inactive));
+		inactive.cpu->event_mailbox_ptr = box.va;
+		inactive.cpu->event_id = ev.event_id;
+		mb[0] = 0;
+		memcpy((char *)q.ctl.cpu + KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL,
+		       &inactive.va, sizeof(inactive.va));
+		fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 5 };
+		kg_dispatch_packet(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+				   sizeof(fargs), 4, 4, done.va, &pkt);
+		ka = (void *)((char *)q.ctl.cpu + KG_CTL_KERNARG);
+		switch (k) {
+		case 0: pkt.kernel_object = buf.va; break;	/* zeros */
+		case 1: pkt.kernel_object = 0; break;
+		case 2: ka->dst += 2; break;
+		case 3: pkt.setup = 0; break;
+		case 4: pkt.grid_size_x = 0; break;
+		case 5:
+			pkt.workgroup_size_x = 2048;
+			pkt.grid_size_x = 4096;
+			break;
+		case 6: pkt.reserved2 = 1; break;
+		case 7: pkt.header = KG_AQL_HDR(200); break;
+		case 8:
+			pkt.header =
+				KG_AQL_HDR(KFDSIM_AQL_TYPE_VENDOR_SPECIFIC);
+			break;
+		}
+		ASSERT_EQ(0, kg_aql_submit(&q, &pkt));
+		EXPECT_EQ(KFD_IOC_WAIT_RESULT_COMPLETE,
+			  kg_wait1(self->rt.e.kfd, ev.event_id, KG_TIMEOUT_MS))
+			TH_LOG("%s", want[k].what);
+		EXPECT_EQ(want[k].code, kg_signal_load(&inactive))
+			TH_LOG("%s", want[k].what);
+		EXPECT_EQ(ev.event_id, mb[0]) TH_LOG("%s", want[k].what);
+		EXPECT_EQ(1, kg_signal_load(&done)) TH_LOG("%s", want[k].what);
+		EXPECT_EQ(0, kg_queue_rptr(&q)) TH_LOG("%s", want[k].what);
+		EXPECT_TRUE(kt_is_zero(buf.cpu, 64)) TH_LOG("%s", want[k].what);
+		EXPECT_EQ(0, kg_queue_free(&q));
+	}
+	/* A queue without ROCr's layout stops without a report. */
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+				  1024, &q));
+	kg_dispatch_packet(&q, KFDSIM_KERNEL_FILL_U32, &fargs, sizeof(fargs),
+			   4, 4, 0, &pkt);
+	pkt.kernel_object = buf.va;
+	ASSERT_EQ(0, kg_aql_submit(&q, &pkt));
+	for (k = 0; k < 1000; k++) {
+		ASSERT_EQ(0, kg_qinfo(getpid(), q.id, &qi));
+		if (qi.flags)
+			break;
+		kg_sleep_ms(10);
+	}
+	EXPECT_EQ(1, qi.flags);
+	EXPECT_EQ(KFD_IOC_WAIT_RESULT_TIMEOUT,
+		  kg_wait1(self->rt.e.kfd, ev.event_id, 0));
+	EXPECT_EQ(0, kg_queue_free(&q));
+}
+
 /* VADD with a, b and c at different offsets within their pages. */
 TEST_F(cp, vadd_arrays_at_different_page_offsets)
 {

@@ -100,17 +100,8 @@ FIXTURE_TEARDOWN(criu)
 static int checkpoint_worker(FIXTURE_DATA(criu) *self, uint32_t steps,
 			     unsigned int flags)
 {
-	int ret;
-
-	ret = cw_start_worker(&self->w, self->sh, steps, M);
-	if (!ret)
-		ret = cw_checkpoint(self->w.pid, &self->sh->lay, NULL, flags,
-				    &self->img, &self->tfd, M);
-	cw_kill(&self->w);
-	if (self->tfd >= 0)
-		close(self->tfd);
-	self->tfd = -1;
-	return ret;
+	return cw_checkpoint_worker(&self->w, self->sh, steps, flags,
+				    &self->img, M);
 }
 
 /* Restore self->img, RESUME it; self->r is the restored process. */
@@ -799,6 +790,11 @@ static void s_ev_signaled(struct rctx *c) { ev_obj(c, CW_EV_SET)->signaled = 2; 
 static void s_ev_id0(struct rctx *c) { ev_obj(c, CW_EV_AUTO)->id = 0; }
 static void s_ev_id_big(struct rctx *c) { ev_obj(c, CW_EV_AUTO)->id = 4096; }
 static void s_ev_mem_id(struct rctx *c) { ev_obj(c, CW_EV_MEM)->id = 5; }
+/* Upstream's range ends at INT_MAX, which idr_for_each_entry cannot pass. */
+static void s_ev_mem_id_max(struct rctx *c)
+{
+	ev_obj(c, CW_EV_MEM)->id = 0x7fffffff;
+}
 static void s_ev_dup(struct rctx *c)
 {
 	ev_obj(c, CW_EV_AUTO)->id = c->img->lay.ev[CW_EV_SET];
@@ -812,6 +808,7 @@ static const struct bad_case event_cases[] = {
 	{ "signal event id 0", s_ev_id0, EINVAL },
 	{ "signal event id 4096", s_ev_id_big, EINVAL },
 	{ "memory event with a signal event id", s_ev_mem_id, EINVAL },
+	{ "memory event id INT_MAX", s_ev_mem_id_max, EINVAL },
 	{ "two events with one id", s_ev_dup, EINVAL },
 };
 
@@ -1254,17 +1251,9 @@ static int rv_copy(int fd, uint32_t ctx, uint32_t *ib, uint64_t ib_va,
 
 	for (; size; size -= len, src += len, dst += len) {
 		len = size < RV_CHUNK ? size : RV_CHUNK;
-		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-					     KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-		ib[n++] = (uint32_t)len;
-		ib[n++] = 0;
-		ib[n++] = (uint32_t)src;
-		ib[n++] = (uint32_t)(src >> 32);
-		ib[n++] = (uint32_t)dst;
-		ib[n++] = (uint32_t)(dst >> 32);
+		n += kg_sdma_copy_packet(ib + n, dst, src, (uint32_t)len);
 	}
-	while (n % 8)
-		ib[n++] = 0;
+	n = kg_sdma_pad(ib, n);
 	ci.ip_type = AMDGPU_HW_IP_DMA;
 	ci.va_start = ib_va;
 	ci.ib_bytes = n * 4;
@@ -1941,50 +1930,64 @@ static int small_restored(void *arg, char *msg, size_t len)
 }
 
 /*
+ * Fork a small_worker() that binds @ngpus GPUs (GPU 1, if one), seize it
+ * and checkpoint it into self->img; the worker dies. With @counts, the
+ * counts PROCESS_INFO reports are checked too.
+ */
+static void checkpoint_small(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(criu) *self, int ngpus, bool counts)
+{
+	int pipefd[2], hold[2];
+	struct small_arg sa;
+	char c, msg2[256];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(hold, O_CLOEXEC));
+	sa = (struct small_arg){ .ngpus = ngpus, .gpu = 1, .pipe_w = pipefd[1],
+				 .hold_r = hold[0] };
+	fflush(stdout);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(hold[1]);
+		_exit(small_worker(&sa, msg2, sizeof(msg2)) ? 1 : 0);
+	}
+	close(pipefd[1]);
+	close(hold[0]);
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	close(pipefd[0]);
+	ASSERT_EQ(0, kc_seize(pid, true));
+	self->tfd = kc_getfd(pid, c);
+	ASSERT_LE(0, self->tfd);
+	ASSERT_EQ(0, kc_process_info(self->tfd, &self->img.k));
+	if (counts) {
+		ASSERT_EQ(sa.ngpus, self->img.k.num_devices);
+		ASSERT_EQ(sa.ngpus, self->img.k.num_bos);
+		ASSERT_EQ(3, self->img.k.num_objects);
+	}
+	ASSERT_EQ(0, kc_checkpoint(self->tfd, &self->img.k));
+	ASSERT_EQ(0, kc_read_contents(&self->img.k, pid));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, __WALL);
+	close(hold[1]);
+	close(self->tfd);
+	self->tfd = -1;
+	ASSERT_BASELINE("after the worker died");
+}
+
+/*
  * A process that used one GPU (or none) is restored with one device
  * bucket (or none): it sees that GPU under its old gpu_id, no other.
  */
 CW_TEST(restore_hides_gpus_the_process_did_not_use)
 {
-	int pipefd[2], hold[2], pass;
 	struct small_restore sr;
-	struct small_arg sa;
-	char c, msg2[256];
-	pid_t pid;
+	int pass;
 
 	CW_NEEDS();
 	for (pass = 0; pass < 2; pass++) {
-		ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
-		ASSERT_EQ(0, pipe2(hold, O_CLOEXEC));
-		sa = (struct small_arg){ .ngpus = !pass, .gpu = 1,
-					 .pipe_w = pipefd[1],
-					 .hold_r = hold[0] };
-		fflush(stdout);
-		pid = fork();
-		ASSERT_LE(0, pid);
-		if (!pid) {
-			close(hold[1]);
-			_exit(small_worker(&sa, msg2, sizeof(msg2)) ? 1 : 0);
-		}
-		close(pipefd[1]);
-		close(hold[0]);
-		ASSERT_EQ(1, read(pipefd[0], &c, 1));
-		close(pipefd[0]);
-		ASSERT_EQ(0, kc_seize(pid, true));
-		self->tfd = kc_getfd(pid, c);
-		ASSERT_LE(0, self->tfd);
-		ASSERT_EQ(0, kc_process_info(self->tfd, &self->img.k));
-		ASSERT_EQ(sa.ngpus, self->img.k.num_devices);
-		ASSERT_EQ(sa.ngpus, self->img.k.num_bos);
-		ASSERT_EQ(3, self->img.k.num_objects);
-		ASSERT_EQ(0, kc_checkpoint(self->tfd, &self->img.k));
-		ASSERT_EQ(0, kc_read_contents(&self->img.k, pid));
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, __WALL);
-		close(hold[1]);
-		close(self->tfd);
-		self->tfd = -1;
-		ASSERT_BASELINE("after the worker died");
+		checkpoint_small(_metadata, self, !pass, true);
 
 		sr = (struct small_restore){ .k = &self->img.k,
 					     .gpu = pass ? -1 : 1 };
@@ -2096,40 +2099,10 @@ static int moved_restored(void *arg, char *msg, size_t len)
 
 CW_TEST(restored_doorbells_name_the_device)
 {
-	int pipefd[2], hold[2];
 	struct small_restore sr;
-	struct small_arg sa;
-	char c, msg2[256];
-	pid_t pid;
 
 	CW_NEEDS();
-	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
-	ASSERT_EQ(0, pipe2(hold, O_CLOEXEC));
-	sa = (struct small_arg){ .ngpus = 1, .gpu = 1, .pipe_w = pipefd[1],
-				 .hold_r = hold[0] };
-	fflush(stdout);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		close(hold[1]);
-		_exit(small_worker(&sa, msg2, sizeof(msg2)) ? 1 : 0);
-	}
-	close(pipefd[1]);
-	close(hold[0]);
-	ASSERT_EQ(1, read(pipefd[0], &c, 1));
-	close(pipefd[0]);
-	ASSERT_EQ(0, kc_seize(pid, true));
-	self->tfd = kc_getfd(pid, c);
-	ASSERT_LE(0, self->tfd);
-	ASSERT_EQ(0, kc_process_info(self->tfd, &self->img.k));
-	ASSERT_EQ(0, kc_checkpoint(self->tfd, &self->img.k));
-	ASSERT_EQ(0, kc_read_contents(&self->img.k, pid));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, __WALL);
-	close(hold[1]);
-	close(self->tfd);
-	self->tfd = -1;
-	ASSERT_BASELINE("after the worker died");
+	checkpoint_small(_metadata, self, 1, false);
 
 	sr = (struct small_restore){ .k = &self->img.k, .gpu = 1 };
 	ASSERT_EQ(0, kt_run_child(moved_restored, &sr, M))

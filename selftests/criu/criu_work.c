@@ -246,16 +246,7 @@ static int cw_raw_queue(struct kg_rt *rt, int gpu, uint32_t ring_size,
 		*(uint16_t *)((char *)q->ring.cpu +
 			      i * KFDSIM_AQL_PACKET_SIZE) =
 			KFDSIM_AQL_TYPE_INVALID;
-	q->rptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_RPTR);
-	q->wptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_WPTR);
-	a.ring_base_address = q->ring.va;
-	a.ring_size = ring_size;
-	a.read_pointer_address = q->ctl.va + KG_CTL_RPTR;
-	a.write_pointer_address = q->ctl.va + KG_CTL_WPTR;
-	a.gpu_id = rt->ids[gpu];
-	a.queue_type = q->type;
-	a.queue_percentage = 100;
-	a.queue_priority = 7;
+	kg_queue_args(q, &a);
 	a.eop_buffer_address = q->ctl.va + CW_EOP_OFF;
 	a.eop_buffer_size = CW_EOP_SIZE;
 	a.ctx_save_restore_address = q->ctl.va + CW_CTX_OFF;
@@ -388,22 +379,12 @@ static int cw_build(struct kg_rt *rt, struct cw_layout *L, struct cw_view *v,
 		CW_FAIL("SDMA copy before the checkpoint is wrong");
 	L->sdma_done = qs.windex;
 	/* Written, not published: the restored process rings for these. */
-	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-				   KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-	dw[1] = CW_SDMA_BYTES - 1;
-	dw[2] = 0;
-	dw[3] = (uint32_t)L->bo[CW_UPTR0].va;
-	dw[4] = (uint32_t)(L->bo[CW_UPTR0].va >> 32);
-	dw[5] = (uint32_t)(b[CW_DST].va + CW_SDMA_BYTES);
-	dw[6] = (uint32_t)((b[CW_DST].va + CW_SDMA_BYTES) >> 32);
+	kg_sdma_copy_packet(dw, b[CW_DST].va + CW_SDMA_BYTES,
+			    L->bo[CW_UPTR0].va, CW_SDMA_BYTES - 1);
 	ret = cw_sdma_put(&qs, dw, KFDSIM_SDMA_COPY_DWORDS);
-	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0);
-	dw[1] = (uint32_t)(b[CW_DST].va + CW_FENCE_OFF + 8);
-	dw[2] = (uint32_t)((b[CW_DST].va + CW_FENCE_OFF + 8) >> 32);
-	dw[3] = CW_FENCE2;
+	kg_sdma_fence_packet(dw, b[CW_DST].va + CW_FENCE_OFF + 8, CW_FENCE2);
 	ret = ret ? ret : cw_sdma_put(&qs, dw, KFDSIM_SDMA_FENCE_DWORDS);
-	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_TRAP, 0);
-	dw[1] = L->ev[CW_EV_SDMA];
+	kg_sdma_trap_packet(dw, L->ev[CW_EV_SDMA]);
 	ret = ret ? ret : cw_sdma_put(&qs, dw, KFDSIM_SDMA_TRAP_DWORDS);
 	if (ret)
 		CW_FAIL("SDMA ring: %s", strerror(-ret));
@@ -602,13 +583,7 @@ static int cw_write_fault(struct cw_view *v, const struct cw_layout *L,
 	ret = kg_event_new(v->kfd, KFD_IOC_EVENT_MEMORY, false, 0, &ce);
 	if (ret)
 		CW_FAIL("CREATE_EVENT: %s", strerror(-ret));
-	ring[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_CONST_FILL, 0) |
-		  (uint32_t)KFDSIM_SDMA_FILL_SIZE_DWORD <<
-			KFDSIM_SDMA_FILL_SIZE_SHIFT;
-	ring[1] = (uint32_t)sp->va;
-	ring[2] = (uint32_t)(sp->va >> 32);
-	ring[3] = 0xdead;
-	ring[4] = KT_PAGE - 1;
+	kg_sdma_fill_packet(ring, sp->va, 0xdead, KT_PAGE - 1);
 	db = v->db[1] + (a->doorbell_offset & CW_SLOT_MASK) / 8;
 	__atomic_store_n(db, KFDSIM_SDMA_FILL_DWORDS * 4, __ATOMIC_RELEASE);
 	ev.event_id = ce.event_id;
@@ -1762,6 +1737,22 @@ int cw_checkpoint(pid_t pid, const struct cw_layout *lay,
 	if (kc_count_fds() != fds)
 		CW_FAIL("fds left after reading the dma-bufs");
 	return 0;
+}
+
+int cw_checkpoint_worker(struct cw_target *w, struct cw_shared *sh,
+			 uint32_t steps, unsigned int flags,
+			 struct cw_image *img, char *msg, size_t len)
+{
+	int ret, tfd = -1;
+
+	ret = cw_start_worker(w, sh, steps, msg, len);
+	if (!ret)
+		ret = cw_checkpoint(w->pid, &sh->lay, NULL, flags, img, &tfd,
+				    msg, len);
+	cw_kill(w);
+	if (tfd >= 0)
+		close(tfd);
+	return ret;
 }
 
 /* ---- images on disk ---- */

@@ -185,6 +185,14 @@ int cw_quit(struct cw_target *t, char *msg, size_t len);
 int cw_checkpoint(pid_t pid, const struct cw_layout *lay,
 		  const struct kg_qinfo *since, unsigned int flags,
 		  struct cw_image *img, int *tfd, char *msg, size_t len);
+/*
+ * Start a worker (@steps as for cw_start_worker()) and checkpoint it
+ * (@flags as for cw_checkpoint()) into @img; then kill the worker and
+ * close our copy of its /dev/kfd, whatever happened.
+ */
+int cw_checkpoint_worker(struct cw_target *w, struct cw_shared *sh,
+			 uint32_t steps, unsigned int flags,
+			 struct cw_image *img, char *msg, size_t len);
 /* Send RESUME for @pid from a /dev/kfd of our own. */
 int cw_send_resume(pid_t pid, char *msg, size_t len);
 

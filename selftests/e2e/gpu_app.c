@@ -45,7 +45,15 @@
  *
  * Benchmark mode (--hold): allocate the given amount of VRAM, fill it with
  * a pattern, signal --ready, wait until the --go file exists, verify the
- * pattern and exit.
+ * pattern and exit. With --written PCT only about PCT percent of its
+ * 64 KiB blocks are written (a fixed pseudo-random choice), the rest stays
+ * as allocated (zero: kfdsim clears new VRAM, and a restore must give
+ * zeros back). Each SIGUSR1 then rewrites about --rewrite PCT percent of
+ * the blocks (another choice and pattern per phase) and creates the file
+ * --ready PATH with ".N" appended once phase N is written. The
+ * verification expects every block as the last phase that wrote it left
+ * it (zero if none did); the RESULT value is the bytes verified plus the
+ * phases applied times 2^48.
  *
  * Run it with stdin from /dev/null and stdout to a file, in its own session
  * (setsid), so CRIU can dump it with --shell-job.
@@ -56,6 +64,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +182,8 @@ struct opts {
 	uint64_t timeout_s;	/* 0: none */
 	uint64_t hold;		/* benchmark mode: bytes of VRAM */
 	uint64_t bo_size;
+	uint64_t written;	/* hold: percent of the blocks written */
+	uint64_t rewrite;	/* hold: percent rewritten per SIGUSR1 */
 	const char *ready;
 	const char *go;
 	const char *pid_file;
@@ -188,6 +200,8 @@ static struct opts o = {
 	.seed = 1,
 	.poll_ms = 50,
 	.bo_size = 64 * MIB,
+	.written = 100,
+	.rewrite = 5,
 };
 
 static int kfd = -1;
@@ -257,7 +271,7 @@ static int count_nodes(void)
 static int discover(void)
 {
 	char path[256], buf[4096], *p;
-	int nodes, node, n = 0;
+	int nodes, node, ret, n = 0;
 	unsigned long id;
 
 	nodes = count_nodes();
@@ -265,15 +279,25 @@ static int discover(void)
 		app_fail("no KFD topology at %s: %s", TOPOLOGY,
 			 strerror(-nodes));
 	for (node = 0; node < nodes && n < MAX_GPUS; node++) {
+		/*
+		 * A GPU the device cgroup hides (a container's) answers
+		 * EPERM; the thunk skips it, and so do we.
+		 */
 		snprintf(path, sizeof(path), "%s/%d/gpu_id", TOPOLOGY, node);
-		if (read_text(path, buf, sizeof(buf)))
+		ret = read_text(path, buf, sizeof(buf));
+		if (ret == -EPERM)
+			continue;
+		if (ret)
 			app_fail("cannot read %s", path);
 		id = strtoul(buf, NULL, 10);
 		if (!id)
 			continue;
 		snprintf(path, sizeof(path), "%s/%d/properties", TOPOLOGY,
 			 node);
-		if (read_text(path, buf, sizeof(buf)))
+		ret = read_text(path, buf, sizeof(buf));
+		if (ret == -EPERM)
+			continue;
+		if (ret)
 			app_fail("cannot read %s", path);
 		p = strstr(buf, "drm_render_minor ");
 		if (!p)
@@ -1066,57 +1090,130 @@ static uint64_t compute(const char *child_ready, pid_t child)
 
 /* ---- benchmark mode ---- */
 
+#define HOLD_BLOCK	(64 * 1024ULL)
+
+static volatile sig_atomic_t hold_requests;
+
+static void hold_sigusr1(int sig)
+{
+	(void)sig;
+	hold_requests++;
+}
+
+/* Does phase @k write block @b (a fixed pseudo-random choice)? */
+static bool hold_writes(uint64_t b, uint64_t k)
+{
+	uint64_t pct = k ? o.rewrite : o.written;
+	uint64_t h = (b + 1) * 0x9e3779b97f4a7c15ULL ^ (k + 1) * 0xbf58476d1ce4e5b9ULL;
+
+	if (pct >= 100)
+		return true;
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 29;
+	return h % 100 < pct;
+}
+
+/* The word at @off (of all BOs) once phases 0..@phases were written. */
+static uint64_t hold_expect(uint64_t off, uint64_t phases)
+{
+	uint64_t k;
+
+	for (k = phases + 1; k-- > 0;)
+		if (hold_writes(off / HOLD_BLOCK, k))
+			return app_hold_word(o.seed + k * 7919, off);
+	return 0;
+}
+
+/* Write phase @k into the BOs; returns the bytes written. */
+static uint64_t hold_phase(struct bo *bos, int nbos, uint64_t k)
+{
+	uint64_t off = 0, written = 0, i, j;
+	int n;
+
+	for (n = 0; n < nbos; n++) {
+		uint64_t *w = bos[n].cpu;
+
+		/* BO sizes are multiples of the block (see hold()). */
+		for (i = 0; i < bos[n].size; i += HOLD_BLOCK, off += HOLD_BLOCK) {
+			if (!hold_writes(off / HOLD_BLOCK, k))
+				continue;
+			for (j = 0; j < HOLD_BLOCK; j += 8)
+				w[(i + j) / 8] = app_hold_word(o.seed + k * 7919,
+							       off + j);
+			written += HOLD_BLOCK;
+		}
+	}
+	return written;
+}
+
 static void hold(void)
 {
-	uint64_t per_gpu = round_up(o.hold / (uint64_t)ngpus, PAGE);
-	uint64_t nbos_max = (per_gpu + o.bo_size - 1) / o.bo_size;
-	uint64_t off = 0, i, n, left, t, checked = 0;
+	uint64_t per_gpu = round_up(o.hold / (uint64_t)ngpus, HOLD_BLOCK);
+	uint64_t bo_size = round_up(o.bo_size, HOLD_BLOCK);
+	uint64_t nbos_max = (per_gpu + bo_size - 1) / bo_size;
+	uint64_t off = 0, i, n, left, t, checked = 0, phases = 0, w;
 	struct bo *bos;
+	char marker[4096];
 	int g, nbos = 0, k;
 
+	if (signal(SIGUSR1, hold_sigusr1) == SIG_ERR)
+		app_fail("signal: %s", strerror(errno));
 	bos = calloc(nbos_max * ngpus, sizeof(*bos));
 	if (!bos)
 		app_fail("out of memory");
 	t = app_now_ms();
 	for (g = 0; g < ngpus; g++) {
 		for (left = per_gpu; left; left -= n) {
-			uint64_t *w;
-
-			n = left < o.bo_size ? left : o.bo_size;
+			n = left < bo_size ? left : bo_size;
 			bo_new(&gpus[g], &bos[nbos], n,
 			       KFD_IOC_ALLOC_MEM_FLAGS_VRAM |
 			       KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, NULL);
-			w = bos[nbos].cpu;
-			for (i = 0; i < n / 8; i++, off += 8)
-				w[i] = app_hold_word(o.seed, off);
+			off += n;
 			nbos++;
 		}
 	}
-	app_log("holding %llu bytes in %d VRAM BOs on %d GPU(s), filled in %llu ms",
-		(unsigned long long)off, nbos, ngpus,
+	w = hold_phase(bos, nbos, 0);
+	app_log("holding %llu bytes in %d VRAM BOs on %d GPU(s), %llu written in %llu ms",
+		(unsigned long long)off, nbos, ngpus, (unsigned long long)w,
 		(unsigned long long)(app_now_ms() - t));
 	if (o.ready)
 		app_write_marker(o.ready);
-	while (o.go && !app_exists(o.go))
+	while (o.go && !app_exists(o.go)) {
+		while (phases < (uint64_t)hold_requests) {
+			phases++;
+			w = hold_phase(bos, nbos, phases);
+			app_log("phase %llu: rewrote %llu bytes",
+				(unsigned long long)phases,
+				(unsigned long long)w);
+			if (o.ready) {
+				snprintf(marker, sizeof(marker), "%s.%llu",
+					 o.ready, (unsigned long long)phases);
+				app_write_marker(marker);
+			}
+		}
 		app_sleep_ms(o.poll_ms);
+	}
 
 	t = app_now_ms();
 	off = 0;
 	for (k = 0; k < nbos; k++) {
-		const uint64_t *w = bos[k].cpu;
+		const uint64_t *wp = bos[k].cpu;
 
 		for (i = 0; i < bos[k].size / 8; i++, off += 8) {
-			if (w[i] != app_hold_word(o.seed, off))
-				app_fail("VRAM word at %llu is %#llx, expected %#llx",
+			if (wp[i] != hold_expect(off, phases))
+				app_fail("VRAM word at %llu is %#llx, expected %#llx (%llu phases)",
 					 (unsigned long long)off,
-					 (unsigned long long)w[i],
-					 (unsigned long long)app_hold_word(o.seed, off));
+					 (unsigned long long)wp[i],
+					 (unsigned long long)hold_expect(off, phases),
+					 (unsigned long long)phases);
 		}
 		checked += bos[k].size;
 	}
 	app_log("verified %llu bytes in %llu ms", (unsigned long long)checked,
 		(unsigned long long)(app_now_ms() - t));
-	printf("RESULT OK %016llx\n", (unsigned long long)checked);
+	printf("RESULT OK %016llx\n",
+	       (unsigned long long)(checked + (phases << 48)));
 	fflush(stdout);
 	free(bos);
 }
@@ -1147,6 +1244,10 @@ static void usage(void)
 "      --timeout SEC    give up after SEC seconds (default: never)\n"
 "      --hold BYTES     benchmark: hold BYTES of VRAM, spread over the GPUs\n"
 "      --bo-size BYTES  benchmark: largest BO (default 64M)\n"
+"      --written PCT    benchmark: write about PCT%% of the 64 KiB blocks\n"
+"                       (default 100)\n"
+"      --rewrite PCT    benchmark: rewrite about PCT%% of them at each\n"
+"                       SIGUSR1 (default 5)\n"
 "      --go PATH        wait for PATH to exist before the checksum\n"
 "                       kernel and the verification (benchmark: before\n"
 "                       verifying)\n");
@@ -1171,6 +1272,8 @@ static void parse(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "bo-size", required_argument, NULL, 'B' },
+		{ "written", required_argument, NULL, 'W' },
+		{ "rewrite", required_argument, NULL, 'R' },
 		{ "go", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1194,6 +1297,8 @@ static void parse(int argc, char **argv)
 		case 'T': ok = app_parse_u64(optarg, &o.timeout_s); break;
 		case 'H': ok = app_parse_size(optarg, &o.hold); break;
 		case 'B': ok = app_parse_size(optarg, &o.bo_size); break;
+		case 'W': ok = app_parse_u64(optarg, &o.written); break;
+		case 'R': ok = app_parse_u64(optarg, &o.rewrite); break;
 		case 'G': o.go = optarg; break;
 		default: usage();
 		}

@@ -46,7 +46,7 @@ e2e_criu_prepare() {
 	local m
 	ip link set lo up 2>/dev/null
 	for m in nfnetlink nf_tables tun veth unix_diag inet_diag tcp_diag \
-			udp_diag netlink_diag packet_diag; do
+			udp_diag netlink_diag af_packet_diag; do
 		modprobe -q "$m" 2>/dev/null
 	done
 	return 0

@@ -64,6 +64,25 @@
 #                log must say when it let the GPU run again.
 #   consistent-leave  the same with --leave-running: the original and a
 #                restore of its images both end with the reference result
+#   sparse       gpu_app --hold with 10% of its 64 KiB blocks written: the
+#                plugin stores at most 15% of the VRAM bytes (its log and
+#                the pages images agree), kfd-inspect --verify passes, and
+#                the restore gives back every word, zeros included
+#   incremental  the same app, three dumps: --track-mem --leave-running,
+#                then after 5% of the blocks were rewritten (SIGUSR1)
+#                --prev-images-dir ../inc1 --track-mem --leave-running,
+#                then after another 5% --prev-images-dir ../inc2; the
+#                incremental dumps store at most 10% of the VRAM bytes;
+#                the third is restored after a reload with seed=1
+#                (another node) and ends with exactly the memory of phase
+#                2, the second (restored after it) with that of phase 1
+#   inc-predump  a chain with pre-dumps: criu pre-dump (no kfd images),
+#                dump --prev-images-dir (a full kfd image), pre-dump, dump:
+#                the last compares with the dump two parent links up,
+#                stores at most 10%, and restores exactly (phase 2)
+#   inc-damaged  the chain with its first pages image cut short, then with
+#                its first kfd image removed: the restore of the third
+#                dump fails with the plugin's message and leaves no process
 #   cycles       exactly three dump/restore cycles of one run
 #   tree         a parent and a child process, each with its own /dev/kfd
 #   kill-dump    criu dump SIGKILLed once the plugin paused the queues:
@@ -75,6 +94,16 @@
 #                killed no KFD object is left; a restore of the same
 #                images afterwards finishes right
 #   stream       criu --stream (skipped: Debian has no criu-image-streamer)
+#   rocr         opt-in (KFDSIM_E2E_ROCR=1, or "rocr" in KFDSIM_E2E_ONLY):
+#                rocr_app (Debian's ROCr 5.2.3, rounds of SDMA copies and
+#                loop dispatches on both GPUs) as the first ROCm process,
+#                dumped mid-run with --link-remap (glibc's sem_open maps
+#                libhsakmt's semaphore under a name it then unlinks),
+#                killed, restored, finishing with the CPU reference
+#   rocr-other-node  opt-in likewise: a rocr_app that found the semaphore,
+#                dumped mid-run, restored after a reload with seed=1 and
+#                with /dev/shm/hsakmt_shared_mem and sem.hsakmt_semaphore
+#                removed; the plugin must recreate them
 # and finally: the driver's debugfs counters are all 0 (nothing leaked).
 # Every test waits for its processes to end, so each needs the pid its
 # images hold to be free. Every app runs with --go: once its loop kernels
@@ -113,9 +142,15 @@
 #   KFDSIM_E2E_SIZE        array per GPU (default 1M)
 #   KFDSIM_E2E_SPREAD      steps, dispatches and array size of the
 #                          consistent tests (default "200 20 256K")
+#   KFDSIM_E2E_SPARSE_SIZE VRAM of the sparse and incremental tests
+#                          (default 64M; their ratios are what matters)
 #   KFDSIM_E2E_ONLY        space-separated test names to run (default all)
-#   KFDSIM_E2E_RUN_LIMIT   seconds an app may take to finish (default 300)
+#   KFDSIM_E2E_RUN_LIMIT   seconds an app may take to finish (default 300,
+#                          times KFDSIM_TIMEOUT_SCALE)
 #   KFDSIM_E2E_PLUGIN      kfd (default) or amdgpu, see "Other plugins"
+#   KFDSIM_E2E_ROCR        1 to run the opt-in ROCr tests too
+#   KFDSIM_E2E_ROCR_ROUNDS, KFDSIM_E2E_ROCR_STEPS  rocr_app's -k and -s
+#                          (default 4 and 300)
 #   KFDSIM_KO, KFDSIM_PLUGIN_DIR, KFDSIM_CRIU: see selftests/e2e/lib.sh
 
 set -u
@@ -143,6 +178,10 @@ plain=$E2E_BIN/plain_app
 app_args=(-s "$steps" -k "$dispatches" -n "$size" --odd-bos)
 # Long enough for a loaded TCG guest, short enough to notice a hang.
 run_limit=${KFDSIM_E2E_RUN_LIMIT:-300}
+case ${KFDSIM_TIMEOUT_SCALE:-1} in
+'' | *[!0-9]*) ;;
+*) run_limit=$((run_limit * KFDSIM_TIMEOUT_SCALE)) ;;
+esac
 
 dbg=/sys/kernel/debug/kfdsim
 work=$(mktemp -d "${TMPDIR:-/tmp}/kfdsim-e2e.XXXXXX") || exit 1
@@ -680,6 +719,254 @@ t_consistent_leave() {
 	finish consist-leave "$pid" "$exp" && return $rc
 }
 
+# ---- sparse and incremental images ----
+
+sparse_size=${KFDSIM_E2E_SPARSE_SIZE:-64M}
+sparse_args=(--hold "$sparse_size" --bo-size 16M --written 10 --rewrite 5)
+
+# hold_expected PHASES: the RESULT line of gpu_app --hold (sparse_args) on
+# every GPU after PHASES SIGUSR1 phases: the bytes verified (the size
+# rounded up to 64 KiB per GPU) plus the phases times 2^48.
+hold_expected() {
+	local n bytes per
+	n=$(e2e_gpus | wc -w)
+	bytes=$(numfmt --from=iec "$sparse_size")
+	per=$(( (bytes / n + 65535) / 65536 * 65536 ))
+	printf 'RESULT OK %016x\n' $((per * n + ($1 << 48)))
+}
+
+# plugin_bytes DIR: "contents stored" bytes over the plugin's dump lines.
+plugin_bytes() {
+	sed -n 's/.*kfd_plugin: dumped \/dev\/kfd file .*(\([0-9]*\) bytes of contents, \([0-9]*\) stored.*/\1 \2/p' \
+		"$1/dump.log" | awk '{ l += $1; s += $2 } END { print l + 0, s + 0 }'
+}
+
+# The bytes of the plugin's pages images in DIR.
+pages_bytes() {
+	find "$1" -maxdepth 1 -name 'kfd-pages-*.img' -printf '%s\n' |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# percent A B: A as a percentage of B, two decimals.
+percent() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f%%", b ? 100 * a / b : 0 }'
+}
+
+# sizes_ok NAME DIR MAXPCT: the plugin stored at most MAXPCT% of the
+# contents, and its log and the pages images agree. Prints the sizes.
+sizes_ok() {
+	local name=$1 dir=$2 max=$3 l s p all
+	read -r l s <<<"$(plugin_bytes "$dir")"
+	p=$(pages_bytes "$dir")
+	all=$(du -sb "$dir" | cut -f1)
+	note "SIZES $name: VRAM contents $l bytes, stored $s bytes ($(percent "$s" "$l")), pages images $p bytes, whole image directory $all bytes ($(percent "$all" "$l") of the contents)"
+	[ "$l" -gt 0 ] || { note "$name: no contents dumped"; return 1; }
+	[ "$s" -eq "$p" ] || { note "$name: the log says $s bytes stored, the pages images hold $p"; return 1; }
+	[ $((s * 100)) -le $((l * max)) ] || { note "$name: more than $max% stored"; return 1; }
+}
+
+# The plugin's GPU pause times in DIR/dump.log: "<paused> / <saved> ms".
+gpu_pause() {
+	local paused saved
+	paused=$(sed -n 's/.*kfd_plugin: pid [0-9]*: the GPU was paused for \([0-9]*\) ms.*/\1/p' \
+		"$1/dump.log" | awk '{ s += $1 } END { print s + 0 }')
+	saved=$(sed -n 's/.*kfd_plugin: pid [0-9]*: BO contents saved \([0-9]*\) ms after.*/\1/p' \
+		"$1/dump.log" | awk '{ s += $1 } END { print s + 0 }')
+	echo "$paused / $saved ms"
+}
+
+inspect_ok() {
+	local out=$work/$1.inspect
+	if ! "$E2E_TOP/build/plugin/kfd-inspect" --verify "$2" >"$out" 2>&1; then
+		note "kfd-inspect --verify $2 failed:"
+		grep -E 'MISMATCH|MISSING|DAMAGED|error' "$out" | head -n 5 | show
+		return 1
+	fi
+	grep -E 'contents:|pages of GPU|parent image|checksums' "$out" | show
+}
+
+t_sparse() {
+	local pid dir=$work/img-sparse exp=$work/sparse.exp rc=0
+	need_kfd_plugin "sparse images are kfd_plugin's" || return 2
+	hold_expected 0 >"$exp"
+	pid=$(start_app sparse "${sparse_args[@]}") || return 1
+	dump_mid sparse "$pid" "$dir" || { e2e_kill "$pid"; return 1; }
+	e2e_wait_exit "$pid" 10 ||
+		{ note "pid $pid still there after the dump"; e2e_kill "$pid"; return 1; }
+	sizes_ok "sparse dump, $sparse_size with 10% written" "$dir" 15 || rc=1
+	note "PAUSE sparse dump: $(gpu_pause "$dir") (GPU paused / BO contents saved after)"
+	inspect_ok sparse "$dir" || rc=1
+	restore_from sparse "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	finish sparse "$pid" "$exp" && return $rc
+}
+
+# compared DIR PATTERN WHAT: DIR's dump compared with a parent image
+# (the plugin's line matching PATTERN is shown), else a note about WHAT.
+compared() {
+	local line
+	line=$(grep -h "kfd_plugin: pid [0-9]*: comparing with parent image $2" \
+		"$1/dump.log")
+	if [ -z "$line" ]; then
+		note "$3 did not compare with its parent image ($2)"
+		return 1
+	fi
+	echo "$line" | show
+}
+
+inc_pid=
+t_incremental() {
+	local pid k dir rc=0 opts
+	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
+	rm -rf "$work"/inc[123]
+	pid=$(start_app inc "${sparse_args[@]}") || return 1
+	dump_mid inc "$pid" "$work/inc1" --track-mem --leave-running ||
+		{ e2e_kill "$pid"; return 1; }
+	note "dump 1: $E2E_DUMP_S s"
+	for k in 1 2; do
+		kill -USR1 "$pid"
+		if ! e2e_wait_file "$work/inc.ready.$k" "$run_limit" "$pid"; then
+			note "phase $k was never written"
+			tail -n 5 "$work/inc.log" | show
+			e2e_kill "$pid"
+			return 1
+		fi
+		dir=$work/inc$((k + 1))
+		opts=(--prev-images-dir "../inc$k")
+		[ "$k" -eq 2 ] || opts+=(--track-mem --leave-running)
+		dump_mid inc "$pid" "$dir" "${opts[@]}" ||
+			{ e2e_kill "$pid"; return 1; }
+		note "dump $((k + 1)) (${opts[*]}): $E2E_DUMP_S s"
+		compared "$dir" parent/kfd- "dump $((k + 1))" || rc=1
+	done
+	e2e_wait_exit "$pid" 10 ||
+		{ note "pid $pid still there after the last dump"; e2e_kill "$pid"; return 1; }
+	sizes_ok "incremental dump 1 (full, 10% written)" "$work/inc1" 15 || rc=1
+	sizes_ok "incremental dump 2 (5% rewritten)" "$work/inc2" 10 || rc=1
+	sizes_ok "incremental dump 3 (5% rewritten)" "$work/inc3" 10 || rc=1
+	for k in 1 2 3; do
+		note "PAUSE incremental dump $k: $(gpu_pause "$work/inc$k") (GPU paused / BO contents saved after)"
+	done
+	inspect_ok inc3 "$work/inc3" || rc=1
+	# Pristine copies for inc-damaged.
+	rm -rf "$work/inc-orig" && mkdir -p "$work/inc-orig" &&
+		cp -a "$work"/inc[123] "$work/inc-orig/"
+	inc_pid=$pid
+
+	# Another node: other gpu_ids and render minors.
+	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
+	note "GPUs now: $(e2e_gpus)"
+	hold_expected 2 >"$work/inc.exp"
+	restore_from inc "$work/inc3" || {
+		e2e_criu_errors "$work/inc3/restore.log" 10 | show; rc=1; }
+	grep -h 'kfd_plugin: .* is incremental' "$work/inc3/restore.log" | show
+	[ $rc -ne 0 ] || finish inc "$pid" "$work/inc.exp" || rc=1
+	# The middle of the chain restores to its own moment.
+	hold_expected 1 >"$work/inc.exp"
+	if [ $rc -eq 0 ]; then
+		restore_from inc "$work/inc2" || {
+			e2e_criu_errors "$work/inc2/restore.log" 10 | show; rc=1; }
+		[ $rc -ne 0 ] || finish inc "$pid" "$work/inc.exp" || rc=1
+	fi
+	e2e_alive "$pid" && e2e_kill "$pid"
+	e2e_load 0 2 || { note "reload with seed=0 failed"; return 1; }
+	return $rc
+}
+
+# predump PID DIR [criu options]: criu pre-dump (dumps no files, so the
+# plugin writes nothing), log in DIR/dump.log.
+predump() {
+	local pid=$1 dir=$2
+	shift 2
+	mkdir -p "$dir"
+	if ! "$E2E_CRIU" pre-dump -t "$pid" -D "$dir" --shell-job \
+			--libdir "$E2E_PLUGIN_DIR" -v4 -o dump.log "$@" \
+			>"$dir/dump.out" 2>&1; then
+		note "criu pre-dump failed:"
+		e2e_criu_errors "$dir/dump.log" 10 | show
+		return 1
+	fi
+	note "pre-dump into $(basename "$dir") ($*): images $(e2e_du "$dir")"
+}
+
+# phase NAME PID K: have the app write phase K, wait for it.
+phase() {
+	kill -USR1 "$2"
+	e2e_wait_file "$work/$1.ready.$3" "$run_limit" "$2" && return 0
+	note "phase $3 was never written"
+	tail -n 5 "$work/$1.log" | show
+	return 1
+}
+
+t_inc_predump() {
+	local pid rc=0 p=$work/pre
+	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
+	rm -rf "$p"
+	mkdir -p "$p"
+	pid=$(start_app pre "${sparse_args[@]}") || return 1
+	{ predump "$pid" "$p/p1" --track-mem &&
+	  dump_mid pre "$pid" "$p/d2" --prev-images-dir ../p1 --track-mem \
+		--leave-running &&
+	  phase pre "$pid" 1 &&
+	  predump "$pid" "$p/p3" --prev-images-dir ../d2 --track-mem &&
+	  phase pre "$pid" 2 &&
+	  dump_mid pre "$pid" "$p/d4" --prev-images-dir ../p3; } ||
+		{ e2e_kill "$pid"; return 1; }
+	e2e_wait_exit "$pid" 10 ||
+		{ note "pid $pid still there after the last dump"; e2e_kill "$pid"; return 1; }
+	if find "$p/p1" "$p/p3" -name 'kfd-*.img' | grep -q .; then
+		note "a pre-dump holds kfd images"
+		rc=1
+	fi
+	compared "$p/d4" parent/parent/kfd- "the last dump" || rc=1
+	sizes_ok "dump after a pre-dump (full, 10% written)" "$p/d2" 15 || rc=1
+	sizes_ok "dump after dump, pre-dump (10% rewritten)" "$p/d4" 15 || rc=1
+	hold_expected 2 >"$work/pre.exp"
+	restore_from pre "$p/d4" || {
+		e2e_criu_errors "$p/d4/restore.log" 10 | show; return 1; }
+	finish pre "$pid" "$work/pre.exp" && return $rc
+}
+
+# damaged_restore WHAT MESSAGE: the restore of the third dump of a copy of
+# the chain (in $work/dmg) fails with MESSAGE and leaves no process.
+damaged_restore() {
+	local what=$1 msg=$2
+	if restore_from inc "$work/dmg/inc3"; then
+		note "restore with $what succeeded"
+		e2e_kill "$inc_pid"
+		return 1
+	fi
+	grep -hE "$msg" "$work/dmg/inc3/restore.log" | head -n 3 | show
+	if ! grep -qE "$msg" "$work/dmg/inc3/restore.log"; then
+		note "no message /$msg/ in the restore log"
+		e2e_criu_errors "$work/dmg/inc3/restore.log" 5 | show
+		return 1
+	fi
+	! e2e_alive "$inc_pid" || { note "a process was left behind"; e2e_kill "$inc_pid"; return 1; }
+}
+
+t_inc_damaged() {
+	local img rc=0
+	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
+	[ -n "$inc_pid" ] || { why="no chain from the incremental test"; return 2; }
+	e2e_alive "$inc_pid" && { note "pid $inc_pid is taken"; return 1; }
+
+	rm -rf "$work/dmg" && cp -a "$work/inc-orig" "$work/dmg"
+	img=$(plugin_image "$work/dmg/inc1" 'kfd-pages-*.img')
+	truncate -s $(($(stat -c %s "$img") / 2)) "$img"
+	note "cut $(basename "$img") of the first dump to half"
+	damaged_restore "a damaged parent" \
+		'kfd_plugin: error: parent pages image parent/parent/kfd-pages-[0-9]+-[0-9]+\.img is damaged' || rc=1
+
+	rm -rf "$work/dmg" && cp -a "$work/inc-orig" "$work/dmg"
+	img=$(plugin_image "$work/dmg/inc1" "$(e2e_kfd_image_pattern)")
+	rm -f "$img"
+	note "removed $(basename "$img") of the first dump"
+	damaged_restore "a missing parent" \
+		'kfd_plugin: error: image kfd-[0-9]+\.img is incremental, but its parent image parent/parent/kfd-[0-9]+\.img is missing|kfd_plugin: error: image parent/kfd-[0-9]+\.img is incremental, but its parent image parent/parent/kfd-[0-9]+\.img is missing' || rc=1
+	return $rc
+}
+
 # "fd target" lines of a process, by fd number.
 fd_list() {
 	local f
@@ -855,6 +1142,111 @@ t_stream() {
 	return 2
 }
 
+# ---- ROCr (opt-in: KFDSIM_E2E_ROCR=1, or "rocr" in KFDSIM_E2E_ONLY) ----
+
+rocr_app=$E2E_BIN/rocr_app
+rocr_args=(-k "${KFDSIM_E2E_ROCR_ROUNDS:-4}" -s "${KFDSIM_E2E_ROCR_STEPS:-300}" -n 1M)
+hsakmt_shm=/dev/shm/hsakmt_shared_mem
+hsakmt_sem=/dev/shm/sem.hsakmt_semaphore
+
+rocr_wanted() {
+	[[ " $only " == *" rocr "* ]] || [ "${KFDSIM_E2E_ROCR:-0}" = 1 ]
+}
+
+# start_rocr NAME: start rocr_app like start_app does gpu_app.
+start_rocr() {
+	local name=$1 pid
+	rm -f "$work/$name.ready" "$work/$name.go"
+	pid=$(e2e_start "$work/$name.log" "$work/$name.pid" "$rocr_app" \
+		--pid-file "$work/$name.pid" --ready "$work/$name.ready" \
+		--go "$work/$name.go" "${rocr_args[@]}") ||
+		{ note "$name did not start"; show "$work/$name.log"; return 1; }
+	if ! e2e_wait_file "$work/$name.ready" "$run_limit" "$pid"; then
+		note "$name never got ready"
+		tail -n 8 "$work/$name.log" | show
+		e2e_kill "$pid"
+		return 1
+	fi
+	echo "$pid"
+}
+
+# rocr_dump NAME DIR [criu options]: start rocr_app, dump it mid-run, check
+# it is gone; sets rocr_pid.
+rocr_pid=
+rocr_dump() {
+	local name=$1 dir=$2 pid
+	shift 2
+	if [ ! -x "$rocr_app" ]; then
+		why="no $rocr_app (ROCr's headers, libhsa-runtime-dev, missing at build)"
+		return 2
+	fi
+	"$rocr_app" --expected "${rocr_args[@]}" >"$work/$name.exp"
+	pid=$(start_rocr "$name") || return 1
+	sleep 1
+	dump_mid "$name" "$pid" "$dir" "$@" || { e2e_kill "$pid"; return 1; }
+	if [ ! -e "$hsakmt_shm" ] || [ ! -e "$hsakmt_sem" ]; then
+		note "no $hsakmt_shm or $hsakmt_sem: libhsakmt did not create them"
+		e2e_kill "$pid"
+		return 1
+	fi
+	if ! e2e_wait_exit "$pid" 10; then
+		note "pid $pid still there after the dump"
+		e2e_kill "$pid"
+		return 1
+	fi
+	rocr_pid=$pid
+}
+
+# A ROCr process, the first on the machine (it creates libhsakmt's shared
+# memory and semaphore), dumped while its rounds of SDMA copies and loop
+# dispatches run, killed, restored on the same node, finishing with the
+# CPU reference's result. glibc's sem_open maps the semaphore under a
+# temporary name it then renames, so criu needs --link-remap.
+t_rocr() {
+	local dir=$work/img-rocr rc
+	need_plugin || return 2
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	rocr_dump rocr "$dir" --link-remap
+	rc=$?
+	[ $rc -eq 0 ] || return $rc
+	restore_from rocr "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	finish rocr "$rocr_pid" "$work/rocr.exp"
+}
+
+# A ROCr process that found libhsakmt's semaphore made by an earlier one,
+# dumped mid-run, restored on "another node": kfdsim reloaded with seed=1
+# (other gpu_ids and render minors) and libhsakmt's shared memory and
+# semaphore gone from /dev/shm, as on a machine where no ROCm process ran
+# since boot. The plugin must create both again, as they were.
+t_rocr_other_node() {
+	local dir=$work/img-rocr-node1 before after rc
+	need_plugin || return 2
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	if [ -x "$rocr_app" ] && ! "$rocr_app" --make-sem; then
+		note "rocr_app --make-sem failed"
+		return 1
+	fi
+	rocr_dump rocr2 "$dir"
+	rc=$?
+	[ $rc -eq 0 ] || return $rc
+	before=$(e2e_gpus)
+	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
+	after=$(e2e_gpus)
+	note "GPUs at the dump: $before; now: $after"
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	restore_from rocr2 "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	if [ ! -e "$hsakmt_shm" ] || [ ! -e "$hsakmt_sem" ] ||
+	   ! grep -q "created $hsakmt_shm" "$dir/restore.log" ||
+	   ! grep -q "created $hsakmt_sem" "$dir/restore.log"; then
+		note "the plugin did not create $hsakmt_shm and $hsakmt_sem"
+		e2e_kill "$rocr_pid"
+		return 1
+	fi
+	finish rocr2 "$rocr_pid" "$work/rocr2.exp"
+}
+
 # ---- main ----
 
 run_test() {
@@ -918,11 +1310,27 @@ else
 	run_test leave t_leave
 	run_test consistent t_consistent
 	run_test consistent-leave t_consistent_leave
+	run_test sparse t_sparse
+	run_test incremental t_incremental
+	run_test inc-predump t_inc_predump
+	run_test inc-damaged t_inc_damaged
 	run_test cycles t_cycles
 	run_test tree t_tree
 	run_test kill-dump t_kill_dump
 	run_test kill-restore t_kill_restore
 	run_test stream t_stream
+	if rocr_wanted; then
+		only="$only rocr rocr-other-node"
+		run_test rocr t_rocr
+		run_test rocr-other-node t_rocr_other_node
+		if [ "$(e2e_param seed)" != 0 ]; then
+			if e2e_load 0 2; then
+				tap ok "reload kfdsim seed=0 num_gpus=2"
+			else
+				tap fail "reload kfdsim seed=0 num_gpus=2"
+			fi
+		fi
+	fi
 
 	# Every process is gone: the driver must hold nothing any more.
 	counters=/sys/kernel/debug/kfdsim/counters

@@ -100,25 +100,14 @@ static int sdma_build(struct gs_shared *sh, char *msg, size_t len)
 	for (i = 1; i < NCHUNK; i++) {
 		src = buf->va + (uint64_t)i * CHUNK;
 		dst = src - CHUNK;
-		dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-					   KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-		dw[1] = CHUNK - 1;
-		dw[2] = 0;
-		dw[3] = (uint32_t)src;
-		dw[4] = (uint32_t)(src >> 32);
-		dw[5] = (uint32_t)dst;
-		dw[6] = (uint32_t)(dst >> 32);
+		kg_sdma_copy_packet(dw, dst, src, CHUNK - 1);
 		ret = kg_sdma_write(q, dw, KFDSIM_SDMA_COPY_DWORDS);
 		if (ret)
 			FAIL("SDMA ring: %s", strerror(-ret));
 	}
-	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0);
-	dw[1] = (uint32_t)fence->va;
-	dw[2] = (uint32_t)(fence->va >> 32);
-	dw[3] = FENCE_VALUE;
+	kg_sdma_fence_packet(dw, fence->va, FENCE_VALUE);
 	ret = kg_sdma_write(q, dw, KFDSIM_SDMA_FENCE_DWORDS);
-	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_TRAP, 0);
-	dw[1] = st->ev[0];
+	kg_sdma_trap_packet(dw, st->ev[0]);
 	ret = ret ? ret : kg_sdma_write(q, dw, KFDSIM_SDMA_TRAP_DWORDS);
 	if (ret)
 		FAIL("SDMA ring: %s", strerror(-ret));
@@ -505,12 +494,8 @@ FIXTURE_TEARDOWN(gpustate)
 static int move(FIXTURE_DATA(gpustate) *self, unsigned int flags,
 		gs_fn fn, char *msg, size_t len)
 {
-	if (gs_checkpoint(self->orig.pid, self->sh->st.rt.e.kfd, &self->ck,
-			  msg, len))
-		return -1;
-	gs_kill_dumped(&self->orig, &self->ck);
-	if (gs_start_restored(&self->rest, self->sh2, &self->sh->st,
-			      &self->ck.img, flags, fn, msg, len) ||
+	if (gs_move(&self->orig, &self->ck, &self->rest, self->sh2, flags, fn,
+		    msg, len) ||
 	    gs_command(&self->rest, C_PAUSED, msg, len) ||
 	    cw_send_resume(self->rest.pid, msg, len))
 		return -1;

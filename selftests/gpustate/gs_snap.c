@@ -559,3 +559,14 @@ int gs_start_restored(struct gs_proc *p, struct gs_shared *sh,
 	}
 	return ret;
 }
+
+int gs_move(struct gs_proc *orig, struct gs_ck *ck, struct gs_proc *rest,
+	    struct gs_shared *sh2, unsigned int flags, gs_fn fn, char *msg,
+	    size_t len)
+{
+	if (gs_checkpoint(orig->pid, orig->sh->st.rt.e.kfd, ck, msg, len))
+		return -1;
+	gs_kill_dumped(orig, ck);
+	return gs_start_restored(rest, sh2, &orig->sh->st, &ck->img, flags, fn,
+				 msg, len);
+}

@@ -133,6 +133,15 @@ int gs_start_restored(struct gs_proc *p, struct gs_shared *sh,
 		      const struct gs_state *from, const struct cw_image *img,
 		      unsigned int flags, gs_fn fn, char *msg, size_t len);
 
+/*
+ * Checkpoint the target @orig into @ck, kill it as CRIU does after a dump
+ * and start the process restored from @ck's image (with @sh2, @flags and
+ * @fn as for gs_start_restored()) in @rest. RESUME is not sent yet.
+ */
+int gs_move(struct gs_proc *orig, struct gs_ck *ck, struct gs_proc *rest,
+	    struct gs_shared *sh2, unsigned int flags, gs_fn fn, char *msg,
+	    size_t len);
+
 /* In a restored process: RESTORE's BO buckets (restored offsets). */
 const struct kfd_criu_bo_bucket *gs_restored_buckets(void);
 

@@ -22,6 +22,7 @@
 
 #include "kt_harness.h"
 #include "kfdsim_test.h"
+#include "kfdsim_gpu.h"
 
 #define HK_MARKETING	"AMD Instinct MI60 / MI50"
 #define HK_TIMEOUT_MS	60000
@@ -264,15 +265,9 @@ TEST_F_TIMEOUT(hk, sdma_queue_fill_and_trap, 120)
 					    HK_RING_SIZE, NULL, &qr));
 
 		va = (uintptr_t)dst;
-		ring[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_CONST_FILL, 0) |
-			    KFDSIM_SDMA_FILL_SIZE_DWORD <<
-			    KFDSIM_SDMA_FILL_SIZE_SHIFT;
-		ring[n++] = (uint32_t)va;
-		ring[n++] = (uint32_t)(va >> 32);
-		ring[n++] = 0xc0ffee00 + i;
-		ring[n++] = (uint32_t)size - 1;
-		ring[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_TRAP, 0);
-		ring[n++] = ev->EventId;
+		n += kg_sdma_fill_packet(ring + n, va, 0xc0ffee00 + i,
+					 (uint32_t)size - 1);
+		n += kg_sdma_trap_packet(ring + n, ev->EventId);
 		/* The doorbell takes the byte write pointer, 64 bits. */
 		__atomic_store_n(qr.Queue_write_ptr_aql, (HSAuint64)n * 4,
 				 __ATOMIC_RELEASE);

@@ -285,29 +285,38 @@ int kc_image_dup(struct kc_image *dst, const struct kc_image *src)
 
 /* ---- files ---- */
 
+/*
+ * All @len bytes of @buf written to @fd (@out) or read from it (@buf is
+ * only read from when @out). 0 or -errno; -EIO if the file ended first.
+ */
+static int kc_xfer(int fd, void *buf, size_t len, bool out)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = out ? write(fd, p, len) : read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
 int kc_write_file(const char *dir, const char *name, const void *buf,
 		  size_t len)
 {
-	const char *p = buf;
 	char path[PATH_MAX];
-	ssize_t n;
-	int fd, ret = 0;
+	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			break;
-		}
-		p += n;
-		len -= n;
-	}
+	ret = kc_xfer(fd, (void *)buf, len, true);
 	if (close(fd) && !ret)
 		ret = -errno;
 	return ret;
@@ -316,25 +325,13 @@ int kc_write_file(const char *dir, const char *name, const void *buf,
 int kc_read_exact(const char *dir, const char *name, void *buf, size_t len)
 {
 	char path[PATH_MAX], extra;
-	char *p = buf;
-	ssize_t n;
-	int fd, ret = 0;
+	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while (len) {
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			break;
-		}
-		p += n;
-		len -= n;
-	}
+	ret = kc_xfer(fd, buf, len, false);
 	/* The file must hold exactly what was asked for. */
 	if (!ret && read(fd, &extra, 1) != 0)
 		ret = -EIO;

@@ -211,8 +211,32 @@ static void kg_write_descriptors(struct kg_queue *q)
 	}
 }
 
-int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
-		 uint32_t ring_size, struct kg_queue *q)
+/* Fill @a for @q with its pointers at these offsets of its ctl BO. */
+static void kg_queue_args_at(struct kg_queue *q,
+			     struct kfd_ioctl_create_queue_args *a,
+			     uint64_t rptr_off, uint64_t wptr_off)
+{
+	q->rptr = (uint64_t *)((char *)q->ctl.cpu + rptr_off);
+	q->wptr = (uint64_t *)((char *)q->ctl.cpu + wptr_off);
+	a->ring_base_address = q->ring.va;
+	a->ring_size = q->ring_size;
+	a->read_pointer_address = q->ctl.va + rptr_off;
+	a->write_pointer_address = q->ctl.va + wptr_off;
+	a->gpu_id = q->rt->ids[q->gpu];
+	a->queue_type = q->type;
+	a->queue_percentage = 100;
+	a->queue_priority = 7;
+}
+
+void kg_queue_args(struct kg_queue *q, struct kfd_ioctl_create_queue_args *a)
+{
+	kg_queue_args_at(q, a, KG_CTL_RPTR, KG_CTL_WPTR);
+}
+
+/* A queue whose read and write pointers sit at these offsets of ctl. */
+static int kg_queue_create(struct kg_rt *rt, int gpu, uint32_t type,
+			   uint32_t ring_size, uint64_t rptr_off,
+			   uint64_t wptr_off, struct kg_queue *q)
 {
 	struct kfd_ioctl_create_queue_args a = { 0 };
 	bool aql = type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
@@ -244,17 +268,7 @@ int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
 				KFDSIM_AQL_TYPE_INVALID;
 		kg_write_descriptors(q);
 	}
-	q->rptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_RPTR);
-	q->wptr = (uint64_t *)((char *)q->ctl.cpu + KG_CTL_WPTR);
-
-	a.ring_base_address = q->ring.va;
-	a.ring_size = ring_size;
-	a.read_pointer_address = q->ctl.va + KG_CTL_RPTR;
-	a.write_pointer_address = q->ctl.va + KG_CTL_WPTR;
-	a.gpu_id = rt->ids[gpu];
-	a.queue_type = type;
-	a.queue_percentage = 100;
-	a.queue_priority = 7;
+	kg_queue_args_at(q, &a, rptr_off, wptr_off);
 	ret = kt_ioctl(rt->e.kfd, AMDKFD_IOC_CREATE_QUEUE, &a);
 	if (ret)
 		goto err_ctl;
@@ -278,6 +292,27 @@ err_ctl:
 	kg_bo_free(rt, &q->ctl);
 err_ring:
 	kg_bo_free(rt, &q->ring);
+	return ret;
+}
+
+int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
+		 uint32_t ring_size, struct kg_queue *q)
+{
+	return kg_queue_create(rt, gpu, type, ring_size, KG_CTL_RPTR,
+			       KG_CTL_WPTR, q);
+}
+
+int kg_queue_new_amd(struct kg_rt *rt, int gpu, uint32_t ring_size,
+		     struct kg_queue *q)
+{
+	const uint32_t off = KFDSIM_AMD_QUEUE_READ_DISPATCH_ID;
+	int ret;
+
+	ret = kg_queue_create(rt, gpu, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+			      ring_size, KFDSIM_AMD_QUEUE_READ_DISPATCH_ID,
+			      KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID, q);
+	if (!ret)
+		memcpy((char *)q->ctl.cpu + off + 8, &off, sizeof(off));
 	return ret;
 }
 
@@ -522,6 +557,56 @@ void kg_sdma_commit(struct kg_queue *q)
 	__atomic_store_n(q->doorbell, q->windex, __ATOMIC_RELEASE);
 }
 
+uint32_t kg_sdma_copy_packet(uint32_t *dw, uint64_t dst, uint64_t src,
+			     uint32_t count)
+{
+	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
+				   KFDSIM_SDMA_SUBOP_COPY_LINEAR);
+	dw[1] = count;
+	dw[2] = 0;
+	dw[3] = (uint32_t)src;
+	dw[4] = (uint32_t)(src >> 32);
+	dw[5] = (uint32_t)dst;
+	dw[6] = (uint32_t)(dst >> 32);
+	return KFDSIM_SDMA_COPY_DWORDS;
+}
+
+uint32_t kg_sdma_fill_packet(uint32_t *dw, uint64_t dst, uint32_t value,
+			     uint32_t count)
+{
+	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_CONST_FILL, 0) |
+		(uint32_t)KFDSIM_SDMA_FILL_SIZE_DWORD <<
+			KFDSIM_SDMA_FILL_SIZE_SHIFT;
+	dw[1] = (uint32_t)dst;
+	dw[2] = (uint32_t)(dst >> 32);
+	dw[3] = value;
+	dw[4] = count;
+	return KFDSIM_SDMA_FILL_DWORDS;
+}
+
+uint32_t kg_sdma_fence_packet(uint32_t *dw, uint64_t addr, uint32_t value)
+{
+	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0);
+	dw[1] = (uint32_t)addr;
+	dw[2] = (uint32_t)(addr >> 32);
+	dw[3] = value;
+	return KFDSIM_SDMA_FENCE_DWORDS;
+}
+
+uint32_t kg_sdma_trap_packet(uint32_t *dw, uint32_t event_id)
+{
+	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_TRAP, 0);
+	dw[1] = event_id;
+	return KFDSIM_SDMA_TRAP_DWORDS;
+}
+
+uint32_t kg_sdma_pad(uint32_t *dw, uint32_t n)
+{
+	while (n % 8)
+		dw[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0);
+	return n;
+}
+
 int kg_sdma_copy(struct kg_queue *q, uint64_t dst, uint64_t src,
 		 uint64_t bytes, uint32_t chunk)
 {
@@ -533,14 +618,7 @@ int kg_sdma_copy(struct kg_queue *q, uint64_t dst, uint64_t src,
 		chunk = KFDSIM_SDMA_COPY_MAX_BYTES;
 	while (bytes) {
 		n = bytes < chunk ? bytes : chunk;
-		dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-					   KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-		dw[1] = (uint32_t)(n - 1);
-		dw[2] = 0;
-		dw[3] = (uint32_t)src;
-		dw[4] = (uint32_t)(src >> 32);
-		dw[5] = (uint32_t)dst;
-		dw[6] = (uint32_t)(dst >> 32);
+		kg_sdma_copy_packet(dw, dst, src, (uint32_t)(n - 1));
 		ret = kg_sdma_write(q, dw, KFDSIM_SDMA_COPY_DWORDS);
 		if (ret)
 			return ret;
@@ -562,13 +640,7 @@ int kg_sdma_fill(struct kg_queue *q, uint64_t dst, uint32_t value,
 	while (bytes) {
 		n = bytes < KFDSIM_SDMA_FILL_MAX_BYTES ? bytes :
 			KFDSIM_SDMA_FILL_MAX_BYTES;
-		dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_CONST_FILL, 0) |
-			(uint32_t)KFDSIM_SDMA_FILL_SIZE_DWORD <<
-				KFDSIM_SDMA_FILL_SIZE_SHIFT;
-		dw[1] = (uint32_t)dst;
-		dw[2] = (uint32_t)(dst >> 32);
-		dw[3] = value;
-		dw[4] = (uint32_t)(n - 1);
+		kg_sdma_fill_packet(dw, dst, value, (uint32_t)(n - 1));
 		ret = kg_sdma_write(q, dw, KFDSIM_SDMA_FILL_DWORDS);
 		if (ret)
 			return ret;
@@ -581,12 +653,11 @@ int kg_sdma_fill(struct kg_queue *q, uint64_t dst, uint32_t value,
 
 int kg_sdma_fence(struct kg_queue *q, uint64_t addr, uint32_t value)
 {
-	uint32_t dw[KFDSIM_SDMA_FENCE_DWORDS] = {
-		KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0),
-		(uint32_t)addr, (uint32_t)(addr >> 32), value,
-	};
-	int ret = kg_sdma_write(q, dw, KFDSIM_SDMA_FENCE_DWORDS);
+	uint32_t dw[KFDSIM_SDMA_FENCE_DWORDS];
+	int ret;
 
+	kg_sdma_fence_packet(dw, addr, value);
+	ret = kg_sdma_write(q, dw, KFDSIM_SDMA_FENCE_DWORDS);
 	if (!ret)
 		kg_sdma_commit(q);
 	return ret;
@@ -594,12 +665,11 @@ int kg_sdma_fence(struct kg_queue *q, uint64_t addr, uint32_t value)
 
 int kg_sdma_trap(struct kg_queue *q, uint32_t event_id)
 {
-	uint32_t dw[KFDSIM_SDMA_TRAP_DWORDS] = {
-		KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_TRAP, 0),
-		event_id & KFDSIM_SDMA_TRAP_EVENT_MASK,
-	};
-	int ret = kg_sdma_write(q, dw, KFDSIM_SDMA_TRAP_DWORDS);
+	uint32_t dw[KFDSIM_SDMA_TRAP_DWORDS];
+	int ret;
 
+	kg_sdma_trap_packet(dw, event_id & KFDSIM_SDMA_TRAP_EVENT_MASK);
+	ret = kg_sdma_write(q, dw, KFDSIM_SDMA_TRAP_DWORDS);
 	if (!ret)
 		kg_sdma_commit(q);
 	return ret;

@@ -149,6 +149,21 @@ uint64_t kg_va_hole(struct kg_rt *rt);
  */
 int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
 		 uint32_t ring_size, struct kg_queue *q);
+/*
+ * For a queue built by hand, as kg_queue_new() builds one: point @q's read
+ * and write pointers into its ctl BO and fill in the CREATE_QUEUE fields
+ * for its ring, pointers, GPU and type (100 %, priority 7). The other
+ * fields of @a are the caller's.
+ */
+void kg_queue_args(struct kg_queue *q, struct kfd_ioctl_create_queue_args *a);
+/*
+ * An AQL queue whose ctl BO starts with an amd_queue_t as ROCr lays it out
+ * (include/uapi/linux/kfdsim.h): read pointer at read_dispatch_id, its
+ * offset after it, write pointer at write_dispatch_id; the inactive signal
+ * (a u64 GPU VA at KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL of ctl) starts at 0.
+ */
+int kg_queue_new_amd(struct kg_rt *rt, int gpu, uint32_t ring_size,
+		     struct kg_queue *q);
 /* DESTROY_QUEUE, then free the queue's BOs. Returns the ioctl's result. */
 int kg_queue_free(struct kg_queue *q);
 /* Wait until the queue's read pointer reaches its write index. */
@@ -198,6 +213,22 @@ int64_t kg_signal_load(const struct kg_signal *s);
 int kg_signal_wait(const struct kg_signal *s, int64_t value, int timeout_ms);
 
 /* ---- SDMA ---- */
+
+/*
+ * Packet encoders: each writes one packet into @dw and returns its length
+ * in dwords. @count is the packet's count field as is: the number of
+ * bytes minus one for a well-formed packet.
+ */
+uint32_t kg_sdma_copy_packet(uint32_t *dw, uint64_t dst, uint64_t src,
+			     uint32_t count);
+/* A constant fill of dwords. */
+uint32_t kg_sdma_fill_packet(uint32_t *dw, uint64_t dst, uint32_t value,
+			     uint32_t count);
+uint32_t kg_sdma_fence_packet(uint32_t *dw, uint64_t addr, uint32_t value);
+/* @event_id goes into the packet unmasked. */
+uint32_t kg_sdma_trap_packet(uint32_t *dw, uint32_t event_id);
+/* Pad @n dwords of packets with NOPs to a multiple of 8, as ROCm pads IBs. */
+uint32_t kg_sdma_pad(uint32_t *dw, uint32_t n);
 
 /* Copy @ndw dwords into the ring (waiting for room), do not ring. */
 int kg_sdma_write(struct kg_queue *q, const uint32_t *dw, uint32_t ndw);

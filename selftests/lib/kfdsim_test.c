@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -84,32 +85,33 @@ int kt_free(int kfd, uint64_t handle)
 	return kt_ioctl(kfd, AMDKFD_IOC_FREE_MEMORY_OF_GPU, &a);
 }
 
-int kt_map(int kfd, uint64_t handle, const uint32_t *ids, uint32_t n)
+/* MAP or UNMAP (@req): both take the same four fields. */
+_Static_assert(sizeof(struct kfd_ioctl_map_memory_to_gpu_args) ==
+	       sizeof(struct kfd_ioctl_unmap_memory_from_gpu_args),
+	       "MAP and UNMAP arguments differ");
+static int kt_map_op(int kfd, unsigned long req, uint64_t handle,
+		     const uint32_t *ids, uint32_t n)
 {
 	struct kfd_ioctl_map_memory_to_gpu_args a = {
 		.handle = handle,
 		.device_ids_array_ptr = (uintptr_t)ids,
 		.n_devices = n,
 	};
-	int ret = kt_ioctl(kfd, AMDKFD_IOC_MAP_MEMORY_TO_GPU, &a);
+	int ret = kt_ioctl(kfd, req, &a);
 
 	if (!ret && a.n_success != n)
 		return -EPROTO;
 	return ret;
 }
 
+int kt_map(int kfd, uint64_t handle, const uint32_t *ids, uint32_t n)
+{
+	return kt_map_op(kfd, AMDKFD_IOC_MAP_MEMORY_TO_GPU, handle, ids, n);
+}
+
 int kt_unmap(int kfd, uint64_t handle, const uint32_t *ids, uint32_t n)
 {
-	struct kfd_ioctl_unmap_memory_from_gpu_args a = {
-		.handle = handle,
-		.device_ids_array_ptr = (uintptr_t)ids,
-		.n_devices = n,
-	};
-	int ret = kt_ioctl(kfd, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, &a);
-
-	if (!ret && a.n_success != n)
-		return -EPROTO;
-	return ret;
+	return kt_map_op(kfd, AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, handle, ids, n);
 }
 
 int kt_available(int kfd, uint32_t gpu_id, uint64_t *avail)
@@ -305,6 +307,17 @@ void kt_env_ids(const struct kt_env *e, uint32_t *ids)
 		ids[i] = e->gpu[i].gpu_id;
 }
 
+uint32_t kt_unused_gpu_id(const struct kt_env *e)
+{
+	uint32_t id = 0;
+	int i;
+
+	for (i = 0; i < e->ngpus; i++)
+		if (e->gpu[i].gpu_id > id)
+			id = e->gpu[i].gpu_id;
+	return id + 1;
+}
+
 static bool kt_key_ok(const char *s, size_t n)
 {
 	size_t i;
@@ -431,6 +444,17 @@ long long kt_counter(const struct kt_props *c, const char *name)
 	unsigned long long v;
 
 	return kt_prop(c, name, &v) ? (long long)v : -1;
+}
+
+long long kt_counter_delta(const struct kt_props *base, const char *name)
+{
+	struct kt_props c;
+	char err[256];
+	long long now = -1;
+
+	if (!kt_counters(&c, err, sizeof(err)))
+		now = kt_counter(&c, name);
+	return now - kt_counter(base, name);
 }
 
 int kt_counters_diff(const struct kt_props *a, const struct kt_props *b,
@@ -591,4 +615,25 @@ bool kt_is_zero(const void *buf, size_t len)
 		if (p[i])
 			return false;
 	return true;
+}
+
+long kt_first_diff(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+	size_t i;
+
+	if (!memcmp(a, b, len))
+		return -1;
+	for (i = 0; i < len; i++)
+		if (x[i] != y[i])
+			return (long)i;
+	return -1;
+}
+
+void *kt_anon(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }

@@ -87,6 +87,8 @@ void kt_env_close(struct kt_env *e);
 
 /* All GPU ids of @e, for MAP/UNMAP on every GPU. */
 void kt_env_ids(const struct kt_env *e, uint32_t *ids);
+/* A gpu_id no GPU of @e has: one more than the largest. */
+uint32_t kt_unused_gpu_id(const struct kt_env *e);
 
 /* Small sysfs helpers. */
 int kt_read_file(const char *path, char *buf, size_t len);	/* bytes */
@@ -124,6 +126,11 @@ int kt_counters(struct kt_props *c, char *err, size_t errlen);
 int kt_counters_diff(const struct kt_props *a, const struct kt_props *b,
 		     char *buf, size_t len);
 long long kt_counter(const struct kt_props *c, const char *name);
+/*
+ * How far counter @name moved since @base was read: its current value
+ * minus its value in @base (a counter that cannot be read counts as -1).
+ */
+long long kt_counter_delta(const struct kt_props *base, const char *name);
 
 /*
  * Run @fn in a forked child. The child's return value (0 = success) and
@@ -149,5 +156,10 @@ int kt_recv_fd(int sock);
 void kt_fill(void *buf, size_t len, uint32_t seed);
 bool kt_check(const void *buf, size_t len, uint32_t seed);
 bool kt_is_zero(const void *buf, size_t len);
+/* The first byte at which two buffers differ, or -1. */
+long kt_first_diff(const void *a, const void *b, size_t len);
+
+/* Anonymous private read-write memory (e.g. for USERPTR BOs), or NULL. */
+void *kt_anon(size_t size);
 
 #endif /* KFDSIM_TEST_H */

@@ -7,13 +7,18 @@
 # defines functions and variables and runs nothing.
 #
 # Environment (see selftests/run.sh): KFDSIM_INSMOD, KFDSIM_KO,
-# KFDSIM_TEST_VRAM_MB, KFDSIM_TEST_TIMEOUT.
+# KFDSIM_TEST_VRAM_MB, KFDSIM_TEST_TIMEOUT, KFDSIM_TIMEOUT_SCALE (a whole
+# number that multiplies every time limit, for a slow debug kernel).
 #
 # The sourcing script may set result_prefix: text put before the name of
 # every result (run.sh tags its own checks "run.sh: ").
 
 vram_mb=${KFDSIM_TEST_VRAM_MB:-256}
-limit=${KFDSIM_TEST_TIMEOUT:-900}
+timeout_scale=${KFDSIM_TIMEOUT_SCALE:-1}
+case $timeout_scale in
+'' | *[!0-9]*) timeout_scale=1 ;;
+esac
+limit=$((${KFDSIM_TEST_TIMEOUT:-900} * timeout_scale))
 counters=/sys/kernel/debug/kfdsim/counters
 result_prefix=
 

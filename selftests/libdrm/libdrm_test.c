@@ -23,6 +23,8 @@
 
 #include "kt_harness.h"
 #include "kfdsim_test.h"
+#include "kfdsim_gpu.h"
+#include "abo.h"
 
 /* What the simulated gfx906 is, as amdgpu reports it. */
 #define AD_MINOR		49
@@ -38,15 +40,6 @@ struct ad {
 	amdgpu_device_handle dev;
 	uint32_t major, minor;
 	amdgpu_context_handle ctx;
-};
-
-/* A BO mapped into the device's GPU VM (and maybe the CPU's). */
-struct abo {
-	amdgpu_bo_handle bo;
-	amdgpu_va_handle va_handle;
-	uint64_t va;
-	uint64_t size;
-	void *cpu;
 };
 
 static int ad_open(int minor, struct ad *a)
@@ -79,60 +72,6 @@ static void ad_close(struct ad *a)
 	a->fd = -1;
 }
 
-/* Give @bo (of @size bytes) a GPU VA and map it there, read-write. */
-static int abo_map(struct ad *a, amdgpu_bo_handle bo, uint64_t size,
-		   struct abo *o)
-{
-	int ret;
-
-	memset(o, 0, sizeof(*o));
-	o->bo = bo;
-	o->size = size;
-	ret = amdgpu_va_range_alloc(a->dev, amdgpu_gpu_va_range_general, size,
-				    KT_PAGE, 0, &o->va, &o->va_handle, 0);
-	if (ret)
-		return ret;
-	ret = amdgpu_bo_va_op(bo, 0, size, o->va, 0, AMDGPU_VA_OP_MAP);
-	if (ret)
-		amdgpu_va_range_free(o->va_handle);
-	return ret;
-}
-
-/* Undo abo_map() and drop the BO. */
-static int abo_free(struct abo *o)
-{
-	int ret;
-
-	ret = amdgpu_bo_va_op(o->bo, 0, o->size, o->va, 0, AMDGPU_VA_OP_UNMAP);
-	amdgpu_va_range_free(o->va_handle);
-	amdgpu_bo_free(o->bo);
-	return ret;
-}
-
-static int abo_alloc(struct ad *a, uint64_t size, uint32_t domain,
-		     struct abo *o)
-{
-	struct amdgpu_bo_alloc_request req = {
-		.alloc_size = size,
-		.phys_alignment = KT_PAGE,
-		.preferred_heap = domain,
-	};
-	amdgpu_bo_handle bo;
-	int ret;
-
-	ret = amdgpu_bo_alloc(a->dev, &req, &bo);
-	if (ret)
-		return ret;
-	ret = abo_map(a, bo, size, o);
-	if (!ret)
-		ret = amdgpu_bo_cpu_map(bo, &o->cpu);
-	if (ret) {
-		amdgpu_bo_free(bo);
-		memset(o, 0, sizeof(*o));
-	}
-	return ret;
-}
-
 /* Append linear copies of @size bytes, 2 MiB at most each; dwords used. */
 static uint32_t ib_copy(uint32_t *ib, uint64_t dst, uint64_t src,
 			uint64_t size)
@@ -142,26 +81,11 @@ static uint32_t ib_copy(uint32_t *ib, uint64_t dst, uint64_t src,
 	while (size) {
 		uint64_t len = size < AD_COPY_MAX ? size : AD_COPY_MAX;
 
-		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-					     KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-		ib[n++] = (uint32_t)(len - 1);
-		ib[n++] = 0;
-		ib[n++] = (uint32_t)src;
-		ib[n++] = (uint32_t)(src >> 32);
-		ib[n++] = (uint32_t)dst;
-		ib[n++] = (uint32_t)(dst >> 32);
+		n += kg_sdma_copy_packet(ib + n, dst, src, (uint32_t)(len - 1));
 		src += len;
 		dst += len;
 		size -= len;
 	}
-	return n;
-}
-
-/* IBs are padded with NOPs to a multiple of 8 dwords, as ROCm does. */
-static uint32_t ib_pad(uint32_t *ib, uint32_t n)
-{
-	while (n % 8)
-		ib[n++] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0);
 	return n;
 }
 
@@ -235,26 +159,6 @@ static uint64_t user_fence(const struct abo *ib)
 	return ((volatile uint64_t *)ib->cpu)[AD_FENCE_SLOT];
 }
 
-/* Anonymous, page-aligned memory for userptr BOs. */
-static void *anon(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static long first_diff(const void *a, const void *b, size_t len)
-{
-	const unsigned char *x = a, *y = b;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (x[i] != y[i])
-			return (long)i;
-	return -1;
-}
-
 static int topo_props(const struct kt_gpu *g, const char *sub,
 		      struct kt_props *p)
 {
@@ -290,16 +194,6 @@ FIXTURE_SETUP(libdrm)
 FIXTURE_TEARDOWN(libdrm)
 {
 }
-
-/* Every object the test made is gone once its files are closed. */
-#define EXPECT_COUNTERS_BACK() do {					\
-	struct kt_props now;						\
-									\
-	ASSERT_EQ(0, kt_counters(&now, self->msg, sizeof(self->msg)));	\
-	EXPECT_EQ(0, kt_counters_diff(&self->base, &now, self->msg,	\
-				      sizeof(self->msg)))		\
-		TH_LOG("counters changed: %s", self->msg);		\
-} while (0)
 
 /* libdrm opens every node and reports the GPU the topology describes. */
 TEST_F(libdrm, init_matches_topology)
@@ -418,7 +312,7 @@ TEST_F(libdrm, init_matches_topology)
 		ad_close(&a);
 	}
 	close(kfd);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /* GEM_CREATE in VRAM and GTT, CPU access, usage accounting, free. */
@@ -442,7 +336,7 @@ TEST_F(libdrm, bo_alloc_cpu_map_free)
 			struct abo o;
 
 			ASSERT_EQ(0, amdgpu_query_info(a.dev, q, 8, &before));
-			ASSERT_EQ(0, abo_alloc(&a, size, domains[d], &o));
+			ASSERT_EQ(0, abo_alloc(a.dev, size, domains[d], &o));
 			ASSERT_EQ(0, amdgpu_query_info(a.dev, q, 8, &after));
 			EXPECT_EQ(size, after - before);
 			/* New memory is zeroed, and CPU writes stick. */
@@ -455,7 +349,7 @@ TEST_F(libdrm, bo_alloc_cpu_map_free)
 		}
 		ad_close(&a);
 	}
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -515,7 +409,7 @@ TEST_F(libdrm, no_cpu_access_bo_is_never_cpu_mapped)
 		EXPECT_EQ(0, amdgpu_bo_free(bo));
 	}
 	ad_close(&a);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 FIXTURE(copy) {
@@ -583,35 +477,37 @@ TEST_F_TIMEOUT(copy, kfd_vram_userptr, 600)
 					      amdgpu_bo_handle_type_dma_buf_fd,
 					      dmabuf, &imp));
 		EXPECT_EQ(size, imp.alloc_size);
-		ASSERT_EQ(0, abo_map(&a, imp.buf_handle, size, &vram));
+		ASSERT_EQ(0, abo_map(a.dev, imp.buf_handle, size, &vram));
 		/* The import is the KFD BO itself: same memory for the CPU. */
 		ASSERT_EQ(0, amdgpu_bo_cpu_map(imp.buf_handle, &imp_cpu));
 		EXPECT_TRUE(kt_check(imp_cpu, size, 100 + g));
 		EXPECT_EQ(0, amdgpu_bo_cpu_unmap(imp.buf_handle));
 
-		mem = anon(size);
+		mem = kt_anon(size);
 		ASSERT_NE(NULL, mem);
 		memset(mem, 0x5a, size);
 		ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(a.dev, mem, size,
 							    &user_bo));
-		ASSERT_EQ(0, abo_map(&a, user_bo, size, &user));
-		ASSERT_EQ(0, abo_alloc(&a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
+		ASSERT_EQ(0, abo_map(a.dev, user_bo, size, &user));
+		ASSERT_EQ(0, abo_alloc(a.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
 				       &ib));
 		bos[0] = vram.bo;
 		bos[1] = user.bo;
 		bos[2] = ib.bo;
 
 		/* VRAM -> user memory */
-		ndw = ib_pad(ib.cpu, ib_copy(ib.cpu, user.va, vram.va, size));
+		ndw = kg_sdma_pad(ib.cpu,
+				  ib_copy(ib.cpu, user.va, vram.va, size));
 		ASSERT_EQ(0, submit(&a, &ib, ndw, 0, bos, 3, &seq));
-		EXPECT_EQ(-1, first_diff(kfd_cpu, mem, size));
+		EXPECT_EQ(-1, kt_first_diff(kfd_cpu, mem, size));
 		/* the first fence of the context on that ring */
 		EXPECT_EQ(1, seq);
 		EXPECT_EQ(seq, user_fence(&ib));
 
 		/* user memory -> VRAM, on the other ring */
 		kt_fill(mem, size, 200 + g);
-		ndw = ib_pad(ib.cpu, ib_copy(ib.cpu, vram.va, user.va, size));
+		ndw = kg_sdma_pad(ib.cpu,
+				  ib_copy(ib.cpu, vram.va, user.va, size));
 		ASSERT_EQ(0, submit(&a, &ib, ndw, 1, bos, 3, &seq));
 		EXPECT_TRUE(kt_check(kfd_cpu, size, 200 + g));
 		EXPECT_EQ(1, seq);
@@ -627,7 +523,7 @@ TEST_F_TIMEOUT(copy, kfd_vram_userptr, 600)
 		EXPECT_EQ(0, kt_free(self->e.kfd, handle));
 	}
 	kt_env_close(&self->e);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 FIXTURE(vm) {
@@ -646,9 +542,9 @@ FIXTURE_SETUP(vm)
 	self->ngpus = kt_gpus(self->gpu, KT_MAX_GPUS);
 	ASSERT_LT(0, self->ngpus);
 	ASSERT_EQ(0, ad_open(self->gpu[0].render_minor, &self->a));
-	ASSERT_EQ(0, abo_alloc(&self->a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
+	ASSERT_EQ(0, abo_alloc(self->a.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
 			       &self->ib));
-	ASSERT_EQ(0, abo_alloc(&self->a, 4 * KT_PAGE, AMDGPU_GEM_DOMAIN_VRAM,
+	ASSERT_EQ(0, abo_alloc(self->a.dev, 4 * KT_PAGE, AMDGPU_GEM_DOMAIN_VRAM,
 			       &self->data));
 }
 
@@ -684,7 +580,7 @@ static int vm_good_copy(struct ad *a, struct abo *ib, struct abo *data,
 
 	kt_fill(data->cpu, KT_PAGE, seed);
 	memset((char *)data->cpu + KT_PAGE, 0, KT_PAGE);
-	n = ib_pad(dw, ib_copy(dw, data->va + KT_PAGE, data->va, KT_PAGE));
+	n = kg_sdma_pad(dw, ib_copy(dw, data->va + KT_PAGE, data->va, KT_PAGE));
 	if (vm_run(a, ib, dw, n, seq))
 		return -1;
 	return kt_check((char *)data->cpu + KT_PAGE, KT_PAGE, seed) ? 0 : -1;
@@ -726,7 +622,7 @@ TEST_F(vm, bad_ibs_fail_and_device_keeps_working)
 		good_seq = seq;
 	}
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -746,13 +642,13 @@ TEST_F(vm, faults_read_zeros_and_complete)
 				  &good_seq));
 	/* source not mapped: 16 zeros land in the data BO */
 	memset(d, 0x33, 64);
-	n = ib_pad(dw, ib_copy(dw, self->data.va, unmapped, 16));
+	n = kg_sdma_pad(dw, ib_copy(dw, self->data.va, unmapped, 16));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	EXPECT_EQ(good_seq + 1, seq);
 	EXPECT_TRUE(kt_is_zero(d, 16));
 	EXPECT_EQ(0x33, d[16]);
 	/* destination not mapped: nothing is written anywhere */
-	n = ib_pad(dw, ib_copy(dw, unmapped, self->data.va, 16));
+	n = kg_sdma_pad(dw, ib_copy(dw, unmapped, self->data.va, 16));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	EXPECT_EQ(good_seq + 2, seq);
 	EXPECT_EQ(seq, user_fence(&self->ib));
@@ -762,7 +658,7 @@ TEST_F(vm, faults_read_zeros_and_complete)
 	ASSERT_EQ(0, vm_good_copy(&self->a, &self->ib, &self->data, 2, &seq));
 	EXPECT_EQ(good_seq + 4, seq);
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /* Requests CS and the fence calls refuse. */
@@ -814,7 +710,7 @@ TEST_F(vm, bad_submissions)
 	EXPECT_EQ(0, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
 	EXPECT_EQ(seq + 1, req.seq_no);
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /* A read-only mapping faults on write; CLEAR and REPLACE split mappings. */
@@ -839,11 +735,11 @@ TEST_F(vm, va_permissions_clear_replace)
 	/* a write through it faults: dropped, the submission completes */
 	memset(d, 0x44, KT_PAGE);
 	memset(d + KT_PAGE, 0x55, KT_PAGE);
-	n = ib_pad(dw, ib_copy(dw, ro, self->data.va + KT_PAGE, KT_PAGE));
+	n = kg_sdma_pad(dw, ib_copy(dw, ro, self->data.va + KT_PAGE, KT_PAGE));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	EXPECT_EQ(0x44, d[0]);
 	EXPECT_EQ(0x44, d[KT_PAGE - 1]);
-	n = ib_pad(dw, ib_copy(dw, self->data.va + KT_PAGE, ro, KT_PAGE));
+	n = kg_sdma_pad(dw, ib_copy(dw, self->data.va + KT_PAGE, ro, KT_PAGE));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	/* Overlapping an existing mapping is refused. */
 	EXPECT_EQ(-EINVAL, amdgpu_bo_va_op_raw(self->a.dev, self->data.bo, 0,
@@ -861,11 +757,11 @@ TEST_F(vm, va_permissions_clear_replace)
 					 rw + KT_PAGE, 0, AMDGPU_VA_OP_CLEAR));
 	memset(d, 0x11, 4 * KT_PAGE);
 	d[0] = 0x66;
-	n = ib_pad(dw, ib_copy(dw, rw + KT_PAGE, self->data.va, 4));
+	n = kg_sdma_pad(dw, ib_copy(dw, rw + KT_PAGE, self->data.va, 4));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	EXPECT_EQ(0x11, d[KT_PAGE]) TH_LOG("a cleared page was written");
 	d[0] = 0x11;
-	n = ib_pad(dw, ib_copy(dw, rw + 3 * KT_PAGE, rw, 4));
+	n = kg_sdma_pad(dw, ib_copy(dw, rw + 3 * KT_PAGE, rw, 4));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 
 	/* Page 2 replaced by another BO's first page. */
@@ -877,7 +773,7 @@ TEST_F(vm, va_permissions_clear_replace)
 					 AMDGPU_VM_PAGE_READABLE |
 					 AMDGPU_VM_PAGE_WRITEABLE,
 					 AMDGPU_VA_OP_REPLACE));
-	n = ib_pad(dw, ib_copy(dw, rw, rw + 2 * KT_PAGE, 8));
+	n = kg_sdma_pad(dw, ib_copy(dw, rw, rw + 2 * KT_PAGE, 8));
 	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
 	EXPECT_EQ(0x22, d[0]);
 	EXPECT_EQ(0x22, d[7]);
@@ -892,7 +788,7 @@ TEST_F(vm, va_permissions_clear_replace)
 	EXPECT_EQ(0, amdgpu_bo_free(other));
 	/* The rest goes with the file: mappings hold their BOs. */
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /* Raw ioctls with arguments the driver must refuse. */
@@ -923,7 +819,7 @@ TEST_F(vm, bad_arguments)
 	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_CREATE, &gc));
 
 	/* userptr: read-only is not simulated, writable needs REGISTER */
-	mem = anon(KT_PAGE);
+	mem = kt_anon(KT_PAGE);
 	ASSERT_NE(NULL, mem);
 	memset(&up, 0, sizeof(up));
 	up.addr = (uintptr_t)mem;
@@ -985,7 +881,7 @@ TEST_F(vm, bad_arguments)
 	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_GEM_METADATA, &md));
 	munmap((void *)(uintptr_t)up.addr - 8, KT_PAGE);
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -1008,8 +904,9 @@ TEST_F(libdrm, kfd_bound_file)
 	ASSERT_EQ(0, amdgpu_device_initialize(e.render[0], &a.major,
 					      &a.minor, &a.dev));
 	ASSERT_EQ(0, amdgpu_cs_ctx_create(a.dev, &a.ctx));
-	ASSERT_EQ(0, abo_alloc(&a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
-	ASSERT_EQ(0, abo_alloc(&a, 4 * KT_PAGE, AMDGPU_GEM_DOMAIN_GTT, &data));
+	ASSERT_EQ(0, abo_alloc(a.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
+	ASSERT_EQ(0, abo_alloc(a.dev, 4 * KT_PAGE, AMDGPU_GEM_DOMAIN_GTT,
+			       &data));
 	EXPECT_EQ(0, vm_good_copy(&a, &ib, &data, 9, &seq));
 	EXPECT_EQ(1, seq);
 	EXPECT_EQ(0, abo_free(&data));
@@ -1019,7 +916,7 @@ TEST_F(libdrm, kfd_bound_file)
 	kt_env_close(&e);
 
 	ASSERT_EQ(0, ad_open(self->gpu[0].render_minor, &a));
-	ASSERT_EQ(0, abo_alloc(&a, KT_PAGE, AMDGPU_GEM_DOMAIN_GTT, &data));
+	ASSERT_EQ(0, abo_alloc(a.dev, KT_PAGE, AMDGPU_GEM_DOMAIN_GTT, &data));
 	ASSERT_EQ(0, amdgpu_bo_va_op(data.bo, 0, KT_PAGE, va, 0,
 				     AMDGPU_VA_OP_MAP));
 	ASSERT_EQ(0, kt_env_open(&e, false));
@@ -1029,7 +926,7 @@ TEST_F(libdrm, kfd_bound_file)
 				     AMDGPU_VA_OP_UNMAP));
 	EXPECT_EQ(0, abo_free(&data));
 	ad_close(&a);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -1147,10 +1044,7 @@ TEST_F(vm, upstream_argument_rules)
 	EXPECT_EQ(0, submit_at(&self->a, &self->ib, self->ib.va, 0, &seq2));
 	EXPECT_EQ(seq + 1, seq2);
 	memset(ib, 0, 64);
-	ib[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0);
-	ib[1] = (uint32_t)self->data.va;
-	ib[2] = (uint32_t)(self->data.va >> 32);
-	ib[3] = 0xfeedf00d;
+	kg_sdma_fence_packet(ib, self->data.va, 0xfeedf00d);
 	EXPECT_EQ(0, submit_at(&self->a, &self->ib, self->ib.va + 20, 8,
 			       &seq2));
 	EXPECT_EQ(0xfeedf00d, *(uint32_t *)self->data.cpu);
@@ -1159,7 +1053,7 @@ TEST_F(vm, upstream_argument_rules)
 	gem_close.handle = gc.out.handle;
 	EXPECT_EQ(0, kt_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &gem_close));
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -1210,7 +1104,7 @@ TEST_F(vm, cs_flags_and_user_fence_errors)
 	cs.in.chunks = (uintptr_t)ptrs;
 	f.handle = 0xfff;
 	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_CS, &cs));
-	mem = anon(KT_PAGE);
+	mem = kt_anon(KT_PAGE);
 	ASSERT_NE(NULL, mem);
 	ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(self->a.dev, mem, KT_PAGE,
 						    &ubo));
@@ -1233,7 +1127,7 @@ TEST_F(vm, cs_flags_and_user_fence_errors)
 	EXPECT_EQ(0, amdgpu_bo_free(ubo));
 	munmap(mem, KT_PAGE);
 	vm_close(&self->a, &self->ib, &self->data);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -1266,17 +1160,17 @@ TEST_F_TIMEOUT(libdrm, import_from_another_gpu, 120)
 	ASSERT_EQ(0, amdgpu_bo_import(a.dev, amdgpu_bo_handle_type_dma_buf_fd,
 				      dmabuf, &imp));
 	EXPECT_EQ(size, imp.alloc_size);
-	ASSERT_EQ(0, abo_map(&a, imp.buf_handle, size, &peer));
+	ASSERT_EQ(0, abo_map(a.dev, imp.buf_handle, size, &peer));
 	ASSERT_EQ(0, amdgpu_bo_cpu_map(imp.buf_handle, &peer.cpu));
 	EXPECT_TRUE(kt_check(peer.cpu, size, 77));
-	mem = anon(size);
+	mem = kt_anon(size);
 	ASSERT_NE(NULL, mem);
 	ASSERT_EQ(0, amdgpu_create_bo_from_user_mem(a.dev, mem, size, &ubo));
-	ASSERT_EQ(0, abo_map(&a, ubo, size, &user));
-	ASSERT_EQ(0, abo_alloc(&a, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
+	ASSERT_EQ(0, abo_map(a.dev, ubo, size, &user));
+	ASSERT_EQ(0, abo_alloc(a.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
 	ASSERT_EQ(0, submit(&a, &ib,
-			    ib_pad(ib.cpu, ib_copy(ib.cpu, user.va, peer.va,
-						   size)),
+			    kg_sdma_pad(ib.cpu, ib_copy(ib.cpu, user.va,
+							peer.va, size)),
 			    0, NULL, 0, &seq));
 	EXPECT_TRUE(kt_check(mem, size, 77));
 
@@ -1294,7 +1188,7 @@ TEST_F_TIMEOUT(libdrm, import_from_another_gpu, 120)
 	close(dmabuf);
 	EXPECT_EQ(0, kt_free(e.kfd, handle));
 	kt_env_close(&e);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 /*
@@ -1332,7 +1226,7 @@ TEST_F(libdrm, import_two_exports_of_one_bo)
 	ad_close(&a);
 	EXPECT_EQ(0, kt_free(e.kfd, handle));
 	kt_env_close(&e);
-	EXPECT_COUNTERS_BACK();
+	KT_EXPECT_COUNTERS_BACK();
 }
 
 TEST_HARNESS_MAIN

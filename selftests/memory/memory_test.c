@@ -48,22 +48,6 @@ FIXTURE_TEARDOWN(mem)
 	kt_env_close(&self->e);
 }
 
-/* Current value of a debugfs counter (-1 if unreadable). */
-static long long counter(const char *name)
-{
-	struct kt_props c;
-	char err[256];
-
-	if (kt_counters(&c, err, sizeof(err)))
-		return -1;
-	return kt_counter(&c, name);
-}
-
-static long long delta(const struct kt_props *base, const char *name)
-{
-	return counter(name) - kt_counter(base, name);
-}
-
 static void *map_rw(int fd, uint64_t offset, size_t size)
 {
 	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -130,19 +114,21 @@ TEST_F(mem, alloc_every_domain)
 				TH_LOG("gpu %d domain 0x%x", i, doms[d]);
 		}
 	}
-	EXPECT_EQ(4 * self->e.ngpus, delta(&self->base, "bos"));
+	EXPECT_EQ(4 * self->e.ngpus, kt_counter_delta(&self->base, "bos"));
 	/* VRAM, GTT and userptr have GEM objects, doorbells do not. */
-	EXPECT_EQ(3 * self->e.ngpus, delta(&self->base, "gem_objects"));
+	EXPECT_EQ(3 * self->e.ngpus,
+		  kt_counter_delta(&self->base, "gem_objects"));
 	EXPECT_EQ(self->e.ngpus * (KT_MIB / KT_PAGE),
-		  delta(&self->base, "pinned_pages"));
-	EXPECT_EQ(self->e.ngpus, delta(&self->base, "doorbell_slices"));
+		  kt_counter_delta(&self->base, "pinned_pages"));
+	EXPECT_EQ(self->e.ngpus,
+		  kt_counter_delta(&self->base, "doorbell_slices"));
 
 	for (i = 0; i < self->e.ngpus; i++)
 		for (d = 0; d < 4; d++)
 			EXPECT_EQ(0, kt_free(self->e.kfd, h[i][d]));
-	EXPECT_EQ(0, delta(&self->base, "bos"));
-	EXPECT_EQ(0, delta(&self->base, "gem_objects"));
-	EXPECT_EQ(0, delta(&self->base, "pinned_pages"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "bos"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "gem_objects"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "pinned_pages"));
 	munmap(user, KT_MIB);
 }
 
@@ -289,10 +275,11 @@ TEST_F(mem, userptr_pins_pages)
 	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
 			      KT_USERPTR | KT_WRITABLE, &h, &off));
 	EXPECT_EQ((uintptr_t)user, off);
-	EXPECT_EQ(KT_MIB / KT_PAGE, delta(&self->base, "pinned_pages"));
-	EXPECT_EQ(0, delta(&self->base, "gpu0_vram_used"));
+	EXPECT_EQ(KT_MIB / KT_PAGE,
+		  kt_counter_delta(&self->base, "pinned_pages"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "gpu0_vram_used"));
 	EXPECT_EQ(0, kt_free(self->e.kfd, h));
-	EXPECT_EQ(0, delta(&self->base, "pinned_pages"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "pinned_pages"));
 	EXPECT_EQ(0, munmap(user, KT_MIB));
 }
 
@@ -358,7 +345,7 @@ TEST_F(mem, userptr_counts_against_memlock)
 				    2 * KT_MIB, KT_USERPTR | KT_WRITABLE,
 				    &h[0], &off));
 	EXPECT_EQ(pin0, vm_pin_kib());
-	EXPECT_EQ(0, delta(&self->base, "pinned_pages"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "pinned_pages"));
 	for (i = 0; i < 2; i++) {
 		off = (uintptr_t)user + i * KT_MIB / 2;
 		ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(i),
@@ -403,7 +390,8 @@ TEST_F(mem, doorbell_offset_and_mmap)
 		EXPECT_TRUE(kt_check(p, KT_DOORBELL_SIZE, 7));
 		EXPECT_EQ(0, munmap(p, KT_DOORBELL_SIZE));
 	}
-	EXPECT_EQ(self->e.ngpus, delta(&self->base, "doorbell_slices"));
+	EXPECT_EQ(self->e.ngpus,
+		  kt_counter_delta(&self->base, "doorbell_slices"));
 }
 
 /* A 1 MiB BO mapped on every GPU has one PTE per page per GPU. */
@@ -416,7 +404,7 @@ TEST_F(mem, map_on_every_gpu_counts_ptes)
 
 	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
 			      KT_VRAM | KT_WRITABLE, &h, NULL));
-	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "vm_ptes"));
 	a = (struct kfd_ioctl_map_memory_to_gpu_args) {
 		.handle = h,
 		.device_ids_array_ptr = (uintptr_t)self->ids,
@@ -424,12 +412,13 @@ TEST_F(mem, map_on_every_gpu_counts_ptes)
 	};
 	ASSERT_EQ(0, kt_ioctl(self->e.kfd, AMDKFD_IOC_MAP_MEMORY_TO_GPU, &a));
 	EXPECT_EQ((uint32_t)self->e.ngpus, a.n_success);
-	EXPECT_EQ(pages * self->e.ngpus, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(pages * self->e.ngpus,
+		  kt_counter_delta(&self->base, "vm_ptes"));
 
 	/* Unmap one GPU at a time. */
 	for (i = self->e.ngpus - 1; i >= 0; i--) {
 		ASSERT_EQ(0, kt_unmap(self->e.kfd, h, &self->ids[i], 1));
-		EXPECT_EQ(pages * i, delta(&self->base, "vm_ptes"));
+		EXPECT_EQ(pages * i, kt_counter_delta(&self->base, "vm_ptes"));
 	}
 }
 
@@ -443,11 +432,12 @@ TEST_F(mem, map_twice_ok)
 			      KT_GTT | KT_WRITABLE, &h, NULL));
 	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, 1));
 	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, 1));
-	EXPECT_EQ(pages, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(pages, kt_counter_delta(&self->base, "vm_ptes"));
 	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, self->e.ngpus));
-	EXPECT_EQ(pages * self->e.ngpus, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(pages * self->e.ngpus,
+		  kt_counter_delta(&self->base, "vm_ptes"));
 	ASSERT_EQ(0, kt_unmap(self->e.kfd, h, self->ids, self->e.ngpus));
-	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "vm_ptes"));
 }
 
 /* As upstream, a retried MAP skips the first n_success devices. */
@@ -469,12 +459,12 @@ TEST_F(mem, map_resumes_after_n_success)
 	};
 	ASSERT_EQ(0, kt_ioctl(self->e.kfd, AMDKFD_IOC_MAP_MEMORY_TO_GPU, &a));
 	EXPECT_EQ(2, a.n_success);
-	EXPECT_EQ(pages, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(pages, kt_counter_delta(&self->base, "vm_ptes"));
 	/* It was GPU 1 that got mapped: unmapping GPU 0 changes nothing. */
 	ASSERT_EQ(0, kt_unmap(self->e.kfd, h, &self->ids[0], 1));
-	EXPECT_EQ(pages, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(pages, kt_counter_delta(&self->base, "vm_ptes"));
 	ASSERT_EQ(0, kt_unmap(self->e.kfd, h, &self->ids[1], 1));
-	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "vm_ptes"));
 }
 
 /* 1024 entries is the most a device list may have; repeats are harmless. */
@@ -491,9 +481,10 @@ TEST_F(mem, map_1024_devices)
 	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
 			      KT_GTT, &h, NULL));
 	EXPECT_EQ(0, kt_map(self->e.kfd, h, ids, 1024));
-	EXPECT_EQ(pages * self->e.ngpus, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(pages * self->e.ngpus,
+		  kt_counter_delta(&self->base, "vm_ptes"));
 	EXPECT_EQ(0, kt_unmap(self->e.kfd, h, ids, 1024));
-	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "vm_ptes"));
 	free(ids);
 }
 
@@ -518,11 +509,11 @@ TEST_F(mem, map_every_domain)
 	ASSERT_EQ(0, kt_map(self->e.kfd, hu, self->ids, self->e.ngpus));
 	ASSERT_EQ(0, kt_map(self->e.kfd, hd, self->ids, self->e.ngpus));
 	want = self->e.ngpus * (2 * KT_MIB + KT_DOORBELL_SIZE) / KT_PAGE;
-	EXPECT_EQ(want, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(want, kt_counter_delta(&self->base, "vm_ptes"));
 	EXPECT_EQ(0, kt_free(self->e.kfd, hg));
 	EXPECT_EQ(0, kt_free(self->e.kfd, hu));
 	EXPECT_EQ(0, kt_free(self->e.kfd, hd));
-	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "vm_ptes"));
 	munmap(user, KT_MIB);
 }
 
@@ -534,12 +525,12 @@ TEST_F(mem, free_while_mapped)
 	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
 			      KT_VRAM | KT_WRITABLE, &h, NULL));
 	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, self->e.ngpus));
-	EXPECT_NE(0, delta(&self->base, "vm_ptes"));
+	EXPECT_NE(0, kt_counter_delta(&self->base, "vm_ptes"));
 	ASSERT_EQ(0, kt_free(self->e.kfd, h));
-	EXPECT_EQ(0, delta(&self->base, "vm_ptes"));
-	EXPECT_EQ(0, delta(&self->base, "bos"));
-	EXPECT_EQ(0, delta(&self->base, "gem_objects"));
-	EXPECT_EQ(0, delta(&self->base, "gpu0_vram_used"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "vm_ptes"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "bos"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "gem_objects"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "gpu0_vram_used"));
 }
 
 /* AVAILABLE_MEMORY moves by exactly the VRAM allocated, on that GPU only. */
@@ -555,7 +546,7 @@ TEST_F(mem, available_tracks_vram)
 			      KT_VRAM | KT_WRITABLE, &h, NULL));
 	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
 	EXPECT_EQ(before[0] - 3 * KT_MIB, now);
-	EXPECT_EQ(3 * KT_MIB, delta(&self->base, "gpu0_vram_used"));
+	EXPECT_EQ(3 * KT_MIB, kt_counter_delta(&self->base, "gpu0_vram_used"));
 	for (i = 1; i < self->e.ngpus; i++) {
 		ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[i], &now));
 		EXPECT_EQ(before[i], now);
@@ -602,7 +593,7 @@ TEST_F_TIMEOUT(mem, vram_exhaustion, 300)
 	EXPECT_EQ(0, now);
 	EXPECT_EQ(-ENOMEM, kt_alloc(self->e.kfd, self->ids[0], KT_VA(4),
 				    KT_PAGE, KT_VRAM, &extra, NULL));
-	EXPECT_EQ(4, delta(&self->base, "bos"));
+	EXPECT_EQ(4, kt_counter_delta(&self->base, "bos"));
 	/* GTT does not come out of VRAM. */
 	EXPECT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(5), KT_PAGE,
 			      KT_GTT, &extra, NULL));
@@ -753,8 +744,8 @@ TEST_F(mem, dmabuf_keeps_memory_after_free)
 	ASSERT_NE(MAP_FAILED, d);
 
 	ASSERT_EQ(0, kt_free(self->e.kfd, h));
-	EXPECT_EQ(0, delta(&self->base, "bos"));
-	EXPECT_EQ(1, delta(&self->base, "gem_objects"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "bos"));
+	EXPECT_EQ(1, kt_counter_delta(&self->base, "gem_objects"));
 	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
 	EXPECT_EQ(before - size, now);
 	EXPECT_TRUE(kt_check(d, size, 21));
@@ -767,7 +758,7 @@ TEST_F(mem, dmabuf_keeps_memory_after_free)
 	munmap(d, size);
 	ASSERT_EQ(0, kt_available(self->e.kfd, self->ids[0], &now));
 	EXPECT_EQ(before, now);
-	EXPECT_EQ(0, delta(&self->base, "gem_objects"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "gem_objects"));
 }
 
 /* A render-node mapping also outlives FREE; its pages stay valid. */

@@ -86,16 +86,6 @@ static int counters_changed(const struct kt_props *base, char *msg,
 	return kt_counters_diff(base, &now, msg, len);
 }
 
-static long long counter(const char *name)
-{
-	struct kt_props c;
-	char err[256];
-
-	if (kt_counters(&c, err, sizeof(err)))
-		return -1;
-	return kt_counter(&c, name);
-}
-
 TEST_F(q, create_destroy_every_type_every_gpu)
 {
 	static const uint32_t types[] = { AQL, SDMA, XGMI };
@@ -126,7 +116,7 @@ TEST_F(q, create_destroy_every_type_every_gpu)
 			EXPECT_EQ(0, qi.evicted);
 		}
 	}
-	EXPECT_EQ(n, counter("queues") - kt_counter(&self->base, "queues"));
+	EXPECT_EQ(n, kt_counter_delta(&self->base, "queues"));
 	EXPECT_EQ(n, kg_qcount(getpid()));
 	/* Ids are process-wide and distinct; doorbells distinct per GPU. */
 	for (g = 0; g < self->rt.e.ngpus; g++) {
@@ -149,7 +139,7 @@ TEST_F(q, create_destroy_every_type_every_gpu)
 		for (t = 0; t < 3; t++)
 			EXPECT_EQ(0, kg_queue_free(&qs[g][t]));
 	EXPECT_EQ(0, kg_qcount(getpid()));
-	EXPECT_EQ(0, counter("queues") - kt_counter(&self->base, "queues"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "queues"));
 }
 
 /* Ids and doorbell slots are reused; a reused slot starts at zero. */
@@ -353,8 +343,7 @@ TEST_F(q, queue_limits_per_gpu)
 		EXPECT_EQ(-ENOMEM, create(self->kfd, &a));
 		a.queue_type = AQL;
 		EXPECT_EQ(-ENOMEM, create(self->kfd, &a));
-		EXPECT_EQ(40, counter("queues") -
-			  kt_counter(&self->base, "queues"));
+		EXPECT_EQ(40, kt_counter_delta(&self->base, "queues"));
 		/* One freed AQL slot is usable again, and only one. */
 		EXPECT_EQ(0, destroy(self->kfd, ids[3]));
 		ASSERT_EQ(0, create(self->kfd, &a));
@@ -362,8 +351,7 @@ TEST_F(q, queue_limits_per_gpu)
 		EXPECT_EQ(-ENOMEM, create(self->kfd, &a));
 		for (i = 0; i < n; i++)
 			EXPECT_EQ(0, destroy(self->kfd, ids[i]));
-		EXPECT_EQ(0, counter("queues") -
-			  kt_counter(&self->base, "queues"));
+		EXPECT_EQ(0, kt_counter_delta(&self->base, "queues"));
 	}
 }
 
@@ -509,7 +497,7 @@ TEST_F_TIMEOUT(q, destroy_while_running_long_kernel, 120)
 	kg_sleep_ms(300);
 	EXPECT_EQ(0, memcmp(snap, p, 4 * n)) TH_LOG("the buffer still changes");
 	EXPECT_EQ(0, kg_queue_rptr(&q));
-	EXPECT_EQ(0, counter("queues") - kt_counter(&self->base, "queues"));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "queues"));
 	kg_bo_free(&self->rt, &q.ctl);
 	kg_bo_free(&self->rt, &q.ring);
 	q.rt = NULL;
@@ -652,9 +640,14 @@ static int cp_cpu(double *pct, int max, unsigned int ms)
 }
 
 /*
- * With queues created but idle the CP threads poll with a backoff: under
- * 5% CPU each over 3 s. Checked against a busy CP, which must show up.
+ * With queues created but idle the CP threads poll with a backoff. A CP
+ * that does not back off spins near 100% of a CPU; one that does uses
+ * about 1-5% under TCG, more when the host is loaded (guest CPU time
+ * includes time the host steals). The bound, IDLE_CP_MAX_PCT, tells the
+ * two apart without depending on the host's load; the measured figure is
+ * printed for comparison. Checked against a busy CP, which must show up.
  */
+#define IDLE_CP_MAX_PCT 20.0
 TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 {
 	struct kfdsim_args_loop args;
@@ -688,7 +681,7 @@ TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 	for (i = 0; i < n; i++) {
 		printf("# CP thread %d, 2 idle queues per GPU: %.2f%% CPU over 3 s\n",
 		       i, pct[i]);
-		EXPECT_LT(pct[i], 5.0);
+		EXPECT_LT(pct[i], IDLE_CP_MAX_PCT);
 	}
 	fflush(stdout);
 
@@ -715,7 +708,7 @@ TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 
 /*
  * The most queues a process may have, all idle: the poll cost grows with
- * the number of runnable queues. Reported, and held to the same 5%.
+ * the number of runnable queues. Reported, and held to the same bound.
  */
 TEST_F_TIMEOUT(q, idle_cp_threads_max_queues, 120)
 {
@@ -736,7 +729,7 @@ TEST_F_TIMEOUT(q, idle_cp_threads_max_queues, 120)
 	for (i = 0; i < n; i++) {
 		printf("# CP thread %d, 40 idle queues per GPU: %.2f%% CPU over 3 s\n",
 		       i, pct[i]);
-		EXPECT_LT(pct[i], 5.0);
+		EXPECT_LT(pct[i], IDLE_CP_MAX_PCT);
 	}
 	fflush(stdout);
 }

@@ -10,18 +10,23 @@
  *
  * ROCr keeps one global runtime per process; the harness runs every test in
  * a process of its own. Documentation/rocr.rst says what ROCr needs from
- * the driver and what cannot work (ROCr's own blit kernels).
+ * the driver and what cannot work (ROCr's own blit kernels): such calls
+ * end in ROCr's queue error path, checked here, instead of hanging.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 #include <linux/kfdsim.h>
@@ -176,6 +181,38 @@ static hsa_signal_value_t rt_wait(hsa_signal_t sig)
 					      HSA_WAIT_STATE_BLOCKED);
 	} while (v >= 1 && rt_now_ns() < deadline);
 	return v;
+}
+
+/*
+ * Wait up to @ms for a kfdsim line containing @needle after @fd's position;
+ * 1 with the line in @out, 0 if none came, -1 on error.
+ */
+static int rt_kmsg_find(int fd, const char *needle, unsigned int ms,
+			char *out, size_t outlen)
+{
+	uint64_t deadline = rt_now_ns() + ms * 1000000ULL;
+	char rec[1024];
+	ssize_t r;
+
+	out[0] = 0;
+	for (;;) {
+		r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)
+			continue;
+		if (r < 0 && errno != EAGAIN)
+			return -1;
+		if (r < 0) {
+			if (rt_now_ns() >= deadline)
+				return 0;
+			usleep(20000);
+			continue;
+		}
+		rec[r] = 0;
+		if (strstr(rec, "kfdsim") && strstr(rec, needle)) {
+			snprintf(out, outlen, "%s", rec);
+			return 1;
+		}
+	}
 }
 
 /*
@@ -557,6 +594,149 @@ TEST_F_TIMEOUT(rocr, dispatch_builtin_kernel, RT_TEST_TIMEOUT)
 			TH_LOG("GPU %d: %s", i, msg);
 }
 
+struct rt_qerr {
+	int fired;		/* set last, with release order */
+	hsa_status_t status;
+	hsa_queue_t *source;
+};
+
+/* A queue's error callback; ROCr calls it from its event thread. */
+static void rt_qerr_cb(hsa_status_t status, hsa_queue_t *source, void *data)
+{
+	struct rt_qerr *e = data;
+
+	e->status = status;
+	e->source = source;
+	__atomic_store_n(&e->fired, 1, __ATOMIC_RELEASE);
+}
+
+/* The broken dispatches of queue_error_callback_names_the_cause. */
+enum rt_bad {
+	RT_BAD_GPU_CODE,	/* kernel object: gfx9 machine code */
+	RT_BAD_GRID_ZERO,
+	RT_BAD_GROUP_TOO_LARGE,
+	RT_BAD_VENDOR_PACKET,
+	RT_BAD_COUNT,
+};
+
+/*
+ * Each packet the CP cannot run stops its queue and reaches the callback
+ * given to hsa_queue_create with the status ROCr derives from the CP's
+ * error code; the completion signal never fires and the queue can still
+ * be destroyed.
+ */
+TEST_F_TIMEOUT(rocr, queue_error_callback_names_the_cause, RT_TEST_TIMEOUT)
+{
+	static const struct {
+		hsa_status_t status;
+		const char *log;
+	} want[RT_BAD_COUNT] = {
+		{ HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
+		  "is not a kfdsim built-in kernel" },
+		{ HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS,
+		  "bad grid or workgroup sizes" },
+		{ HSA_STATUS_ERROR_INVALID_ARGUMENT,
+		  "workgroup too large" },
+		{ HSA_STATUS_ERROR_INVALID_PACKET_FORMAT,
+		  "vendor-specific packet" },
+	};
+	struct kfdsim_kernel_descriptor *desc;
+	struct kfdsim_args_fill *args;
+	uint32_t *code, *buf, i;
+	char line[1024];
+	int kmsg, k;
+
+	desc = rt_alloc(&self->rt, self->rt.kernarg, KT_PAGE);
+	args = rt_alloc(&self->rt, self->rt.kernarg, KT_PAGE);
+	code = rt_alloc(&self->rt, self->rt.kernarg, KT_PAGE);
+	buf = rt_alloc(&self->rt, self->rt.fine, KT_PAGE);
+	ASSERT_TRUE(desc && args && code && buf);
+	*desc = (struct kfdsim_kernel_descriptor){ KFDSIM_KERNEL_MAGIC,
+		KFDSIM_KERNEL_VERSION, KFDSIM_KERNEL_FILL_U32, 0 };
+	*args = (struct kfdsim_args_fill){ .dst = (uintptr_t)buf,
+					   .value = 7 };
+	/* A page of s_endpgm, as a real kernel's code would look. */
+	for (i = 0; i < KT_PAGE / 4; i++)
+		code[i] = 0xbf810000u;
+	memset(buf, 0, KT_PAGE);
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, kmsg);
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+
+	for (k = 0; k < RT_BAD_COUNT; k++) {
+		struct rt_qerr e = { 0 };
+		hsa_kernel_dispatch_packet_t *pkt;
+		uint64_t deadline, idx;
+		hsa_signal_t done;
+		hsa_queue_t *q;
+		uint16_t header;
+
+		ASSERT_EQ(HSA_STATUS_SUCCESS,
+			  hsa_queue_create(self->rt.gpu[0], RT_QUEUE_SIZE,
+					   HSA_QUEUE_TYPE_SINGLE, rt_qerr_cb,
+					   &e, UINT32_MAX, UINT32_MAX, &q));
+		ASSERT_EQ(HSA_STATUS_SUCCESS,
+			  hsa_signal_create(1, 0, NULL, &done));
+		idx = hsa_queue_add_write_index_relaxed(q, 1);
+		pkt = (hsa_kernel_dispatch_packet_t *)q->base_address +
+		      (idx & (q->size - 1));
+		memset((uint8_t *)pkt + 4, 0, sizeof(*pkt) - 4);
+		pkt->workgroup_size_x = 64;
+		pkt->workgroup_size_y = 1;
+		pkt->workgroup_size_z = 1;
+		pkt->grid_size_x = 64;
+		pkt->grid_size_y = 1;
+		pkt->grid_size_z = 1;
+		pkt->kernel_object = (uintptr_t)desc;
+		pkt->kernarg_address = args;
+		pkt->completion_signal = done;
+		header = HSA_PACKET_TYPE_KERNEL_DISPATCH;
+		switch (k) {
+		case RT_BAD_GPU_CODE:
+			pkt->kernel_object = (uintptr_t)code;
+			break;
+		case RT_BAD_GRID_ZERO:
+			pkt->grid_size_x = 0;
+			break;
+		case RT_BAD_GROUP_TOO_LARGE:
+			pkt->workgroup_size_x = 2048;
+			pkt->grid_size_x = 4096;
+			break;
+		case RT_BAD_VENDOR_PACKET:
+			header = HSA_PACKET_TYPE_VENDOR_SPECIFIC;
+			break;
+		}
+		header |= 1 << HSA_PACKET_HEADER_BARRIER;
+		__atomic_store_n((uint32_t *)pkt, header | 1u << 16,
+				 __ATOMIC_RELEASE);
+		hsa_signal_store_screlease(q->doorbell_signal, idx);
+
+		deadline = rt_now_ns() + RT_TIMEOUT_NS;
+		while (!__atomic_load_n(&e.fired, __ATOMIC_ACQUIRE) &&
+		       rt_now_ns() < deadline)
+			usleep(10000);
+		EXPECT_EQ(1, __atomic_load_n(&e.fired, __ATOMIC_ACQUIRE))
+			TH_LOG("case %d: no queue error callback", k);
+		EXPECT_EQ(want[k].status, e.status) TH_LOG("case %d", k);
+		EXPECT_EQ(q, e.source) TH_LOG("case %d", k);
+		EXPECT_EQ(1, hsa_signal_load_scacquire(done))
+			TH_LOG("case %d", k);
+		EXPECT_EQ(1, rt_kmsg_find(kmsg, want[k].log, 1000, line,
+					  sizeof(line)))
+			TH_LOG("case %d: no kernel log line with \"%s\"", k,
+			       want[k].log);
+		EXPECT_EQ(HSA_STATUS_SUCCESS, hsa_queue_destroy(q));
+		EXPECT_EQ(HSA_STATUS_SUCCESS, hsa_signal_destroy(done));
+	}
+	close(kmsg);
+	/* Nothing ran. */
+	EXPECT_TRUE(kt_is_zero(buf, KT_PAGE));
+	hsa_amd_memory_pool_free(desc);
+	hsa_amd_memory_pool_free(args);
+	hsa_amd_memory_pool_free(code);
+	hsa_amd_memory_pool_free(buf);
+}
+
 /* A whole ROCr session, in a child the test outlives. */
 static int rt_session(void *arg, char *msg, size_t len)
 {
@@ -590,6 +770,162 @@ static int rt_kmsg_kfdsim_lines(int fd, char *out, size_t outlen)
 				snprintf(out, outlen, "%s", rec);
 		}
 	}
+}
+
+/* How long a call that ends in ROCr's queue error path may take at most. */
+#define RT_ERROR_PATH_MS	120000
+
+/*
+ * Run @fn in a child whose stderr goes to @err; the child is killed if it
+ * has not ended within RT_ERROR_PATH_MS (a hang guard, not a measure).
+ * Returns the child's wait status, or -1 if it hung or on error.
+ */
+static int rt_child_stderr(int (*fn)(void *arg), void *arg, char *err,
+			   size_t errlen)
+{
+	uint64_t deadline = rt_now_ns() + RT_ERROR_PATH_MS * 1000000ULL;
+	int pipefd[2], status, hung = 0;
+	struct pollfd pfd;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	err[0] = 0;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (!pid) {
+		struct rlimit nocore = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &nocore);
+		if (dup2(pipefd[1], STDERR_FILENO) < 0)
+			_exit(3);
+		_exit(fn(arg) ? 1 : 0);
+	}
+	close(pipefd[1]);
+	pfd.fd = pipefd[0];
+	pfd.events = POLLIN;
+	for (;;) {
+		uint64_t now = rt_now_ns();
+
+		if (now >= deadline) {
+			hung = 1;
+			break;
+		}
+		n = poll(&pfd, 1, (deadline - now) / 1000000 + 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			continue;
+		n = read(pipefd[0], err + got, errlen - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;	/* the child is gone, or the buffer is full */
+		got += n;
+		if (got + 1 >= errlen)
+			break;
+	}
+	err[got] = 0;
+	close(pipefd[0]);
+	if (hung)
+		kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return hung ? -1 : status;
+}
+
+/* hsa_amd_memory_fill of VRAM: ROCr runs its fill kernel (GPU code). */
+static int rt_fill_child(void *arg)
+{
+	char msg[256];
+	struct rt rt;
+	void *v;
+
+	(void)arg;
+	if (rt_open(&rt, msg, sizeof(msg))) {
+		fprintf(stderr, "%s\n", msg);
+		return -1;
+	}
+	v = rt_alloc(&rt, rt.vram[0], KT_MIB);
+	if (!v)
+		return -1;
+	fprintf(stderr, "fill returned 0x%x\n",
+		hsa_amd_memory_fill(v, 0x5a5aa5a5u, KT_MIB / 4));
+	return -1;
+}
+
+/*
+ * A copy of 4 MiB within the VRAM of one GPU: ROCr uses its copy kernel
+ * (GPU code), not SDMA.
+ */
+static int rt_same_gpu_copy_child(void *arg)
+{
+	size_t size = 4 * KT_MIB;
+	hsa_signal_t sig;
+	char msg[256];
+	struct rt rt;
+	void *a, *b;
+
+	(void)arg;
+	if (rt_open(&rt, msg, sizeof(msg))) {
+		fprintf(stderr, "%s\n", msg);
+		return -1;
+	}
+	a = rt_alloc(&rt, rt.vram[0], size);
+	b = rt_alloc(&rt, rt.vram[0], size);
+	if (!a || !b || hsa_signal_create(1, 0, NULL, &sig))
+		return -1;
+	fprintf(stderr, "copy returned 0x%x\n",
+		hsa_amd_memory_async_copy(b, rt.gpu[0], a, rt.gpu[0], size, 0,
+					  NULL, sig));
+	fprintf(stderr, "completion signal %ld\n", (long)rt_wait(sig));
+	return -1;
+}
+
+/*
+ * What every call that runs one of ROCr's own kernels must do on kfdsim:
+ * the CP refuses the kernel object (a kernel log line names it), reports
+ * HSA_STATUS_ERROR_INVALID_CODE_OBJECT through the internal queue's
+ * inactive signal, and ROCr's handler for internal queues prints the error
+ * and aborts the process, as on any GPU whose queue fails. No hang.
+ */
+static void rt_expect_queue_abort(struct __test_metadata *_metadata,
+				  int (*fn)(void *arg))
+{
+	char err[4096], line[1024];
+	struct kt_props c0, c1;
+	char msg[512];
+	int kmsg, status;
+
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, kmsg);
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+	ASSERT_EQ(0, kt_counters(&c0, msg, sizeof(msg))) TH_LOG("%s", msg);
+	status = rt_child_stderr(fn, NULL, err, sizeof(err));
+	ASSERT_NE(-1, status) TH_LOG("the call hung; stderr: %s", err);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT)
+		TH_LOG("wait status 0x%x; stderr: %s", status, err);
+	EXPECT_NE(NULL, strstr(err, "inactivated due to async error"))
+		TH_LOG("stderr: %s", err);
+	EXPECT_NE(NULL, strstr(err, "HSA_STATUS_ERROR_INVALID_CODE_OBJECT"))
+		TH_LOG("stderr: %s", err);
+	EXPECT_EQ(1, rt_kmsg_find(kmsg, "is not a kfdsim built-in kernel",
+				  1000, line, sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, "reported to the queue's inactive signal"))
+		TH_LOG("kernel log: %s", line);
+	close(kmsg);
+	/* The dead process gave everything back. */
+	ASSERT_EQ(0, kt_counters(&c1, msg, sizeof(msg))) TH_LOG("%s", msg);
+	EXPECT_EQ(0, kt_counters_diff(&c0, &c1, msg, sizeof(msg)))
+		TH_LOG("counters changed: %s", msg);
 }
 
 /*
@@ -731,6 +1067,19 @@ TEST_F_TIMEOUT(session, shutdown_leaks_nothing_quiet_log, RT_TEST_TIMEOUT)
 	EXPECT_EQ(0, rt_kmsg_kfdsim_lines(kmsg, line, sizeof(line)))
 		TH_LOG("kernel log: %s", line);
 	close(kmsg);
+}
+
+/* hsa_amd_memory_fill fails through the queue error path, never hangs. */
+TEST_F_TIMEOUT(session, memory_fill_ends_in_queue_error, RT_TEST_TIMEOUT)
+{
+	rt_expect_queue_abort(_metadata, rt_fill_child);
+}
+
+/* So does a same-GPU copy of 4 MiB (HSA_FORCE_SDMA_SIZE). */
+TEST_F_TIMEOUT(session, same_gpu_copy_4mib_ends_in_queue_error,
+	       RT_TEST_TIMEOUT)
+{
+	rt_expect_queue_abort(_metadata, rt_same_gpu_copy_child);
 }
 
 TEST_HARNESS_MAIN

@@ -317,12 +317,8 @@ FIXTURE_TEARDOWN(scale)
 static int sc_move(FIXTURE_DATA(scale) *self, gs_fn fn, unsigned int flags,
 		   char *msg, size_t len)
 {
-	if (gs_checkpoint(self->orig.pid, self->sh->st.rt.e.kfd, &self->ck,
-			  msg, len))
-		return -1;
-	gs_kill_dumped(&self->orig, &self->ck);
-	if (gs_start_restored(&self->rest, self->sh2, &self->sh->st,
-			      &self->ck.img, flags, fn, msg, len))
+	if (gs_move(&self->orig, &self->ck, &self->rest, self->sh2, flags, fn,
+		    msg, len))
 		return -1;
 	return cw_send_resume(self->rest.pid, msg, len);
 }

@@ -18,20 +18,6 @@ KG_FIXTURE(sdma)
 
 #define SDMA	KFD_IOC_QUEUE_TYPE_SDMA
 
-/* First differing byte of two buffers, or -1. */
-static long first_diff(const void *a, const void *b, size_t len)
-{
-	const unsigned char *x = a, *y = b;
-	size_t i;
-
-	if (!memcmp(a, b, len))
-		return -1;
-	for (i = 0; i < len; i++)
-		if (x[i] != y[i])
-			return (long)i;
-	return -1;
-}
-
 /* VRAM -> GTT -> another VRAM BO on every GPU, in 4 MiB packets. */
 TEST_F_TIMEOUT(sdma, copy_vram_gtt_and_back, 300)
 {
@@ -50,10 +36,10 @@ TEST_F_TIMEOUT(sdma, copy_vram_gtt_and_back, 300)
 		ASSERT_EQ(0, kg_queue_new(&self->rt, g, SDMA, 4096, &q));
 		ASSERT_EQ(0, kg_sdma_copy(&q, gtt.va, v1.va, size, 0));
 		ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
-		EXPECT_EQ(-1, first_diff(v1.cpu, gtt.cpu, size));
+		EXPECT_EQ(-1, kt_first_diff(v1.cpu, gtt.cpu, size));
 		ASSERT_EQ(0, kg_sdma_copy(&q, v2.va, gtt.va, size, 0));
 		ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
-		EXPECT_EQ(-1, first_diff(v1.cpu, v2.cpu, size));
+		EXPECT_EQ(-1, kt_first_diff(v1.cpu, v2.cpu, size));
 		/* 2 copy packets of 28 bytes each way. */
 		EXPECT_EQ(2 * 2 * 28, kg_queue_rptr(&q));
 		EXPECT_EQ(0, kg_queue_free(&q));
@@ -118,7 +104,7 @@ TEST_F_TIMEOUT(sdma, copy_many_packets_ring_wraps, 300)
 	ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
 	EXPECT_EQ(packets * 28, kg_queue_rptr(&q));
 	EXPECT_GT(packets * 28, 10 * 1024);
-	EXPECT_EQ(-1, first_diff(src.cpu, dst.cpu, size));
+	EXPECT_EQ(-1, kt_first_diff(src.cpu, dst.cpu, size));
 }
 
 /* Unaligned addresses and lengths, overlapping nothing outside the range. */
@@ -148,7 +134,7 @@ TEST_F(sdma, copy_odd_addresses_and_lengths)
 		ASSERT_EQ(0, kg_sdma_copy(&q, dst.va + c[i].doff,
 					  src.va + c[i].so, c[i].len, 0));
 		ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
-		EXPECT_EQ(-1, first_diff(ref, dst.cpu, size))
+		EXPECT_EQ(-1, kt_first_diff(ref, dst.cpu, size))
 			TH_LOG("copy %u: %u bytes from +%u to +%u", i,
 			       c[i].len, c[i].so, c[i].doff);
 	}
@@ -230,10 +216,7 @@ TEST_F(sdma, packet_published_in_pieces)
 			       &buf));
 	p = buf.cpu;
 	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, SDMA, 1024, &q));
-	dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_FENCE, 0);
-	dw[1] = (uint32_t)buf.va;
-	dw[2] = (uint32_t)(buf.va >> 32);
-	dw[3] = 77;
+	kg_sdma_fence_packet(dw, buf.va, 77);
 	ASSERT_EQ(0, kg_sdma_write(&q, dw, 2));
 	kg_sdma_commit(&q);
 	kg_sleep_ms(200);
@@ -421,19 +404,12 @@ TEST_F_TIMEOUT(sdma, copy_counts_up_to_4mib, 300)
 		uint64_t bytes = (counts[i] & KFDSIM_SDMA_COUNT_MASK) + 1;
 
 		memset(d, 0xee, size);
-		dw[0] = KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_COPY,
-					   KFDSIM_SDMA_SUBOP_COPY_LINEAR);
-		dw[1] = counts[i];
-		dw[2] = 0;
-		dw[3] = (uint32_t)src.va;
-		dw[4] = (uint32_t)(src.va >> 32);
-		dw[5] = (uint32_t)dst.va;
-		dw[6] = (uint32_t)(dst.va >> 32);
+		kg_sdma_copy_packet(dw, dst.va, src.va, counts[i]);
 		ASSERT_EQ(0, kg_sdma_write(&q, dw, KFDSIM_SDMA_COPY_DWORDS));
 		kg_sdma_commit(&q);
 		ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS))
 			TH_LOG("count 0x%x", counts[i]);
-		EXPECT_EQ(-1, first_diff(src.cpu, d, bytes))
+		EXPECT_EQ(-1, kt_first_diff(src.cpu, d, bytes))
 			TH_LOG("count 0x%x", counts[i]);
 		EXPECT_EQ(0xee, d[bytes]) TH_LOG("count 0x%x", counts[i]);
 	}

@@ -435,14 +435,9 @@ TEST_F_TIMEOUT(stress, restore_while_threads_use_kfd, 600)
 	struct rr_arg ra = { .img = &self->img };
 	int i;
 
-	ASSERT_EQ(0, cw_start_worker(&self->w, self->sh, 0, M))
+	ASSERT_EQ(0, cw_checkpoint_worker(&self->w, self->sh, 0, CW_CK_STOP,
+					  &self->img, M))
 		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_checkpoint(self->w.pid, &self->sh->lay, NULL,
-				   CW_CK_STOP, &self->img, &self->tfd, M))
-		TH_LOG("%s", self->msg);
-	cw_kill(&self->w);
-	close(self->tfd);
-	self->tfd = -1;
 	ASSERT_BASELINE("after the worker died");
 	for (i = 0; i < 8; i++) {
 		ASSERT_EQ(0, kt_run_child(restore_with_churn, &ra, M))
@@ -456,14 +451,9 @@ TEST_F_TIMEOUT(stress, restore_while_threads_use_kfd, 600)
 
 TEST_F_TIMEOUT(stress, alloc_between_restore_and_resume, 600)
 {
-	ASSERT_EQ(0, cw_start_worker(&self->w, self->sh, 200, M))
+	ASSERT_EQ(0, cw_checkpoint_worker(&self->w, self->sh, 200, CW_CK_STOP,
+					  &self->img, M))
 		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_checkpoint(self->w.pid, &self->sh->lay, NULL,
-				   CW_CK_STOP, &self->img, &self->tfd, M))
-		TH_LOG("%s", self->msg);
-	cw_kill(&self->w);
-	close(self->tfd);
-	self->tfd = -1;
 	ASSERT_EQ(0, cw_start_restored(&self->r, self->sh, &self->img, 0, M))
 		TH_LOG("%s", self->msg);
 	/* Restored, not resumed: a new BO is allowed (as upstream). */
@@ -612,14 +602,9 @@ TEST_F_TIMEOUT(stress, restorer_killed_inside_restore, 900)
 	int round, status, finished = 0;
 	pid_t pid;
 
-	ASSERT_EQ(0, cw_start_worker(&self->w, self->sh, 0, M))
+	ASSERT_EQ(0, cw_checkpoint_worker(&self->w, self->sh, 0, CW_CK_STOP,
+					  &self->img, M))
 		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, cw_checkpoint(self->w.pid, &self->sh->lay, NULL,
-				   CW_CK_STOP, &self->img, &self->tfd, M))
-		TH_LOG("%s", self->msg);
-	cw_kill(&self->w);
-	close(self->tfd);
-	self->tfd = -1;
 	ASSERT_BASELINE("after the worker died");
 	for (round = 0; round < 20; round++) {
 		pid = fork();

@@ -12,6 +12,7 @@
 #include <linux/dma-buf.h>
 
 #include "fake_kfd.h"
+#include "hsakmt_shm.h"
 #include "kfd_dev.h"
 
 static struct kp_topology kf_topo;
@@ -167,4 +168,18 @@ int ioctl(int fd, unsigned long req, ...)
 	if (req == DMA_BUF_IOCTL_SYNC)
 		return 0;
 	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
+/*
+ * The fuzzer never touches the host's /dev/shm: libhsakmt's shared memory
+ * is only checked the way the real restore checks it before writing.
+ */
+int kp_hsakmt_shm_restore(const KfdProcess *p)
+{
+	if (!p->has_hsakmt_shm_size)
+		return 0;
+	if ((p->has_hsakmt_shm && p->hsakmt_shm.len > p->hsakmt_shm_size) ||
+	    p->hsakmt_shm_size > KP_HSAKMT_SHM_SIZE_MAX)
+		return -EINVAL;
+	return 0;
 }

@@ -93,6 +93,81 @@ static size_t ks_priv(uint8_t *p)
 	return off;
 }
 
+/*
+ * Format 2 seeds from the process of ks_synthetic(): chunks of 4 KiB, the
+ * first chunk of every BO zero and not stored, the others stored; then
+ * the same as an incremental image whose second chunks are the parent's
+ * (a parent the bundle cannot hold: the restore must refuse it cleanly).
+ */
+static void ks_chunked(const char *out, KfdHeader *h, KfdProcess *p,
+		       const KfdHeader *r, const struct kp_gpu *g)
+{
+	static uint8_t kinds[8][2];
+	static uint64_t sums[8][2];
+	uint8_t data[KF_NGPUS][16384], chunk[4096];
+	size_t dlen[KF_NGPUS] = { 0 }, i, c, n;
+	struct kp_sum s;
+	unsigned int d;
+
+	p->has_chunk_size = true;
+	p->chunk_size = sizeof(chunk);
+	for (i = 0; i < p->n_bos; i++) {
+		KfdBo *b = p->bos[i];
+
+		if (!b->has_contents)
+			continue;
+		d = b->gpu_id == g[0].gpu_id ? 0 : 1;
+		n = b->size / sizeof(chunk);
+		kp_sum_init(&s);
+		for (c = 0; c < n; c++) {
+			memset(chunk, c ? 0x40 + (int)i : 0, sizeof(chunk));
+			kinds[i][c] = c ? KFD_CHUNK__KFD_CHUNK_DATA :
+					  KFD_CHUNK__KFD_CHUNK_ZERO;
+			sums[i][c] = kp_sum_buf(chunk, sizeof(chunk));
+			kp_sum_u64(&s, sums[i][c]);
+			if (c) {
+				memcpy(data[d] + dlen[d], chunk, sizeof(chunk));
+				dlen[d] += sizeof(chunk);
+			}
+		}
+		b->checksum = kp_sum_final(&s);
+		b->has_chunks = true;
+		b->chunks.len = n;
+		b->chunks.data = kinds[i];
+		b->n_chunk_sums = n;
+		b->chunk_sums = sums[i];
+	}
+	ks_add_msgs(KF_KFD, 0, &h->base, &p->base);
+	ks_add_msgs(KF_RENDER, 0, &r->base, NULL);
+	for (d = 0; d < KF_NGPUS; d++)
+		if (kf_append(ks_buf, KS_CAP, &ks_len, KF_PAGES, g[d].gpu_id,
+			      data[d], dlen[d]))
+			ks_die("bundle");
+	ks_save(out, "synthetic-sparse");
+
+	/* Incremental: second chunks in the parent, nothing stored. */
+	p->has_parent_dump_id = true;
+	p->has_parent_image = true;
+	p->has_parent_depth = true;
+	p->parent_dump_id = 0x1111;
+	p->parent_image = 1;
+	p->parent_depth = 1;
+	for (i = 0; i < p->n_bos; i++) {
+		if (!p->bos[i]->has_contents)
+			continue;
+		for (c = 1; c < p->bos[i]->chunks.len; c++)
+			kinds[i][c] = KFD_CHUNK__KFD_CHUNK_PARENT;
+		p->bos[i]->has_parent_bo = true;
+		p->bos[i]->parent_bo = (uint32_t)i;
+	}
+	ks_add_msgs(KF_KFD, 0, &h->base, &p->base);
+	for (d = 0; d < KF_NGPUS; d++)
+		if (kf_append(ks_buf, KS_CAP, &ks_len, KF_PAGES, g[d].gpu_id,
+			      data[d], 0))
+			ks_die("bundle");
+	ks_save(out, "synthetic-incremental");
+}
+
 static void ks_synthetic(const char *out)
 {
 	static const struct {
@@ -208,6 +283,8 @@ static void ks_synthetic(const char *out)
 	al.alias_of = 7;
 	ks_add_msgs(KF_KFD, 0, &al.base, NULL);
 	ks_save(out, "synthetic-alias");
+
+	ks_chunked(out, &h, &p, &r, g);
 }
 
 static void ks_add_file(int dfd, const char *name, enum kf_kind kind,

@@ -21,6 +21,7 @@
 #include <linux/kfd_ioctl.h>
 
 #include "bo_copy.h"
+#include "chain.h"
 #include "checksum.h"
 #include "images.h"
 #include "topology.h"
@@ -120,6 +121,24 @@ static void make_topology(const char *root, const struct fake_gpu *g, int n)
 			 "type 2\nnode_from 1\nnode_to 0\nweight 20\n", root,
 			 i + 1);
 	}
+}
+
+/*
+ * The test binary is linked with --wrap=fopen: opening a path that
+ * contains @eperm_path fails with EPERM, as amdkfd's topology files of a
+ * GPU the device cgroup hides do (root cannot get that from a plain file).
+ */
+static const char *eperm_path;
+FILE *__real_fopen(const char *path, const char *mode);
+FILE *__wrap_fopen(const char *path, const char *mode);
+
+FILE *__wrap_fopen(const char *path, const char *mode)
+{
+	if (eperm_path && strstr(path, eperm_path)) {
+		errno = EPERM;
+		return NULL;
+	}
+	return __real_fopen(path, mode);
 }
 
 static int read_topology(const char *root, struct kp_topology *t)
@@ -244,6 +263,38 @@ static void test_topology_read(void)
 	CHECK(kp_topology_by_id(t, 3333) == NULL);
 
 	snprintf(root, sizeof(root), "%s/none", tmpdir);
+	CHECK(read_topology(root, t) == -ENOENT);
+	unsetenv(KP_TOPOLOGY_ENV);
+	free(t);
+}
+
+/* GPUs hidden by the device cgroup are skipped, not an error. */
+static void test_topology_hidden(void)
+{
+	struct kp_topology *t = calloc(1, sizeof(*t));
+	char root[128];
+
+	snprintf(root, sizeof(root), "%s/topo", tmpdir);
+	make_topology(root, two, 2);
+	/* Node 1 hidden from its gpu_id on, as amdkfd does. */
+	eperm_path = "/nodes/1/";
+	CHECK(!read_topology(root, t));
+	CHECK(t->ngpus == 1);
+	CHECK(t->gpus[0].gpu_id == 2222 && t->gpus[0].node == 2);
+	CHECK(kp_topology_by_id(t, 1111) == NULL);
+	/* Only the properties refused: still skipped. */
+	eperm_path = "/nodes/2/properties";
+	CHECK(!read_topology(root, t));
+	CHECK(t->ngpus == 1 && t->gpus[0].gpu_id == 1111);
+	/* Every node hidden: no GPUs, no error. */
+	eperm_path = "/nodes/";
+	CHECK(!read_topology(root, t) && t->ngpus == 0);
+	eperm_path = NULL;
+	CHECK(!read_topology(root, t) && t->ngpus == 2);
+	/* Any other error still fails the read. */
+	snprintf(root, sizeof(root), "%s/topo/nodes/1/gpu_id", tmpdir);
+	CHECK(!unlink(root));
+	snprintf(root, sizeof(root), "%s/topo", tmpdir);
 	CHECK(read_topology(root, t) == -ENOENT);
 	unsetenv(KP_TOPOLOGY_ENV);
 	free(t);
@@ -377,10 +428,36 @@ static void test_names(void)
 	CHECK(!kp_parse_name_render("render-1-2.img", &a));
 }
 
+/*
+ * A PROCESS header of format @version naming GPU 1111 of a fake topology;
+ * @gm points into the returned topology (free() it after use).
+ */
+static struct kp_topology *one_gpu_header(KfdHeader *h,
+					  struct kp_gpu_msg *gm,
+					  KfdGpu **gpus, uint32_t version)
+{
+	struct kp_topology *t = calloc(1, sizeof(*t));
+	char root[128];
+
+	snprintf(root, sizeof(root), "%s/topo", tmpdir);
+	make_topology(root, two, 1);
+	if (!t || read_topology(root, t))
+		exit(2);
+	unsetenv(KP_TOPOLOGY_ENV);
+	kp_gpu_msg_init(gm, &t->gpus[0]);
+	gpus[0] = &gm->msg;
+	kfd_header__init(h);
+	h->version = version;
+	h->kind = KFD_IMAGE_KIND__KFD_IMAGE_PROCESS;
+	h->n_gpus = 1;
+	h->gpus = gpus;
+	return t;
+}
+
 /* Write a kfd image with one GPU, one device, two BOs. */
 static void write_kfd_image(int dirfd, const char *name, uint32_t version)
 {
-	struct kp_topology *t = calloc(1, sizeof(*t));
+	struct kp_topology *t;
 	struct kp_gpu_msg gm;
 	KfdGpu *gpus[1];
 	KfdDevice dev, *devs[1] = { &dev };
@@ -388,22 +465,9 @@ static void write_kfd_image(int dirfd, const char *name, uint32_t version)
 	KfdHeader h;
 	KfdProcess p;
 	uint8_t priv[24] = { 1, 2, 3 };
-	char root[128];
 	int fd;
 
-	snprintf(root, sizeof(root), "%s/topo", tmpdir);
-	make_topology(root, two, 1);
-	if (read_topology(root, t))
-		exit(2);
-	unsetenv(KP_TOPOLOGY_ENV);
-	kp_gpu_msg_init(&gm, &t->gpus[0]);
-	gpus[0] = &gm.msg;
-
-	kfd_header__init(&h);
-	h.version = version;
-	h.kind = KFD_IMAGE_KIND__KFD_IMAGE_PROCESS;
-	h.n_gpus = 1;
-	h.gpus = gpus;
+	t = one_gpu_header(&h, &gm, gpus, version);
 	kfd_process__init(&p);
 	kfd_device__init(&dev);
 	dev.user_gpu_id = 1111;
@@ -480,6 +544,18 @@ static void test_images(void)
 	p = h ? kp_read_process(fd, "kfd-1.img", h) : NULL;
 	CHECK(!p);
 	CHECK(strstr(kp_log_last(), "kfd-1.img is truncated"));
+	if (h)
+		kfd_header__free_unpacked(h, NULL);
+	close(fd);
+
+	/* Format 1 (every byte stored) still reads. */
+	write_kfd_image(dirfd, "kfd-4.img", 1);
+	fd = kp_img_open("kfd-4.img");
+	h = kp_read_header(fd, "kfd-4.img");
+	p = h ? kp_read_process(fd, "kfd-4.img", h) : NULL;
+	CHECK(p && !kp_chunked(p) && kp_bo_stored(p, p->bos[0]) == 8192);
+	if (p)
+		kfd_process__free_unpacked(p, NULL);
 	if (h)
 		kfd_header__free_unpacked(h, NULL);
 	close(fd);
@@ -638,6 +714,330 @@ static void test_copy(void)
 	close(dirfd);
 }
 
+/* ---- sparse and incremental images (format 2) ---- */
+
+#define CH	4096u		/* chunk size of these tests */
+#define NCH	6		/* chunks of the test BO */
+#define BO_VA	0x7000000ULL
+
+/* The test BO's chunk @c: zero when @pattern is 0. */
+static void put_chunk(int fd, unsigned int c, unsigned int pattern)
+{
+	uint8_t buf[CH];
+
+	memset(buf, 0, sizeof(buf));
+	if (pattern) {
+		memset(buf, (int)pattern, sizeof(buf));
+		buf[c] = 0;	/* differs from chunk to chunk */
+	}
+	CHECK(pwrite(fd, buf, CH, (off_t)c * CH) == CH);
+}
+
+/* A memfd of @size bytes of 0xee: VRAM nobody cleared. */
+static int dirty_bo(size_t size)
+{
+	int fd = memfd_create("vram", MFD_CLOEXEC);
+	uint8_t *p;
+
+	if (fd < 0 || ftruncate(fd, size))
+		exit(2);
+	p = mmap(NULL, size, PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		exit(2);
+	memset(p, 0xee, size);
+	munmap(p, size);
+	return fd;
+}
+
+/* One image of the chain: dump_id, parent and the saved BO's chunk map. */
+struct chunked {
+	uint8_t kinds[NCH];
+	uint64_t sums[NCH];
+	uint64_t checksum, stored;
+	uint32_t parent_bo;
+};
+
+static int open_dir(const char *name)
+{
+	char dir[128];
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
+	mkdir(dir, 0755);
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Save @fd (the BO) into @dirfd, comparing with @base (or NULL). */
+static int save_chunked(int dirfd, int fd, const struct chunked *base,
+			struct chunked *out)
+{
+	struct kp_copy_bo bo = {
+		.addr = BO_VA, .size = NCH * CH, .dmabuf_fd = fd,
+		.kinds = out->kinds, .sums = out->sums,
+		.base = base ? base->sums : NULL,
+	};
+	struct kp_copy_job j = {
+		.dir = KP_COPY_SAVE, .gpu_id = 1111, .nbos = 1, .bos = &bo,
+		.no_sync = true, .chunk = CH,
+	};
+	int ret;
+
+	kp_set_image_dir(dirfd);
+	kp_name_pages(j.image, 1, 1111);
+	/* Two chunks per window: chunks and windows must agree. */
+	ret = kp_copy_run(&j, 1, 2 * CH);
+	out->checksum = bo.checksum;
+	out->stored = bo.stored;
+	return ret;
+}
+
+/* kfd-1.img of a format 2 dump: one device, the test BO. */
+static void write_chunked_image(int dirfd, uint64_t dump_id,
+				const struct chunked *c, uint64_t parent_dump,
+				uint32_t depth)
+{
+	struct kp_topology *t;
+	struct kp_gpu_msg gm;
+	KfdGpu *gpus[1];
+	KfdDevice dev, *devs[1] = { &dev };
+	KfdBo bo, *bos[1] = { &bo };
+	uint8_t priv[8] = { 0 };
+	KfdHeader h;
+	KfdProcess p;
+	int fd;
+
+	t = one_gpu_header(&h, &gm, gpus, KP_IMAGE_VERSION);
+	h.has_pid = h.has_dump_id = true;
+	h.pid = 4242;
+	h.dump_id = dump_id;
+	kfd_process__init(&p);
+	kfd_device__init(&dev);
+	dev.user_gpu_id = dev.gpu_id = 1111;
+	kfd_bo__init(&bo);
+	bo.addr = BO_VA;
+	bo.size = NCH * CH;
+	bo.gpu_id = 1111;
+	bo.alloc_flags = KFD_IOC_ALLOC_MEM_FLAGS_VRAM;
+	bo.has_contents = bo.has_checksum = true;
+	bo.checksum = c->checksum;
+	bo.has_chunks = true;
+	bo.chunks.len = NCH;
+	bo.chunks.data = (uint8_t *)c->kinds;
+	bo.n_chunk_sums = NCH;
+	bo.chunk_sums = (uint64_t *)c->sums;
+	bo.has_parent_bo = !!parent_dump;
+	bo.parent_bo = c->parent_bo;
+	p.num_devices = p.n_devices = 1;
+	p.devices = devs;
+	p.num_bos = p.n_bos = 1;
+	p.bos = bos;
+	p.priv_data.len = sizeof(priv);
+	p.priv_data.data = priv;
+	p.has_chunk_size = true;
+	p.chunk_size = CH;
+	if (parent_dump) {
+		p.has_parent_dump_id = p.has_parent_image = true;
+		p.has_parent_depth = true;
+		p.parent_dump_id = parent_dump;
+		p.parent_image = 1;
+		p.parent_depth = depth;
+	}
+	kp_set_image_dir(dirfd);
+	fd = kp_img_create("kfd-1.img");
+	CHECK(fd >= 0);
+	CHECK(!kp_record_write_msg(fd, &h.base));
+	CHECK(!kp_record_write_msg(fd, &p.base));
+	close(fd);
+	free(t);
+}
+
+/* Restore the image in @dirfd into a dirty BO; 0 and the same as @src. */
+static int restore_chunked(int dirfd, int src)
+{
+	struct kp_chain *chain = NULL;
+	KfdHeader *h = NULL;
+	KfdProcess *p = NULL;
+	struct kp_copy_bo bo = { .addr = BO_VA, .size = NCH * CH };
+	struct kp_copy_job j = {
+		.dir = KP_COPY_LOAD, .gpu_id = 1111, .nbos = 1, .bos = &bo,
+		.no_sync = true, .chunk = CH,
+	};
+	int img, ret = -EIO;
+
+	kp_set_image_dir(dirfd);
+	img = kp_img_open("kfd-1.img");
+	h = img < 0 ? NULL : kp_read_header(img, "kfd-1.img");
+	p = h ? kp_read_process(img, "kfd-1.img", h) : NULL;
+	if (img >= 0)
+		close(img);
+	if (!p)
+		goto out;
+	ret = kp_chain_open(dirfd, "kfd-1.img", p, &chain);
+	if (ret)
+		goto out;
+	bo.dmabuf_fd = dirty_bo(NCH * CH);
+	bo.checksum = p->bos[0]->checksum;
+	bo.kinds = p->bos[0]->chunks.data;
+	bo.sums = p->bos[0]->chunk_sums;
+	bo.chain = chain;
+	bo.chain_bo = p->bos[0]->parent_bo;
+	kp_name_pages(j.image, 1, 1111);
+	ret = kp_copy_run(&j, 1, 64 << 20);
+	if (!ret && !same_contents(src, bo.dmabuf_fd, NCH * CH))
+		ret = -EBADMSG;
+	close(bo.dmabuf_fd);
+out:
+	kp_chain_free(chain);
+	if (p)
+		kfd_process__free_unpacked(p, NULL);
+	if (h)
+		kfd_header__free_unpacked(h, NULL);
+	return ret;
+}
+
+static uint64_t file_size(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, 0) ? UINT64_MAX : (uint64_t)st.st_size;
+}
+
+static void test_sparse_incremental(void)
+{
+	const char *pages = "kfd-pages-1-1111.img";
+	struct chunked c1 = { 0 }, c2 = { 0 }, c3 = { 0 };
+	struct kp_base base;
+	int d1, dp, d2, d3, src, fd;
+	uint8_t byte;
+	unsigned int i;
+
+	d1 = open_dir("inc1");
+	dp = open_dir("inc1p");		/* a pre-dump: no kfd images */
+	d2 = open_dir("inc2");
+	d3 = open_dir("inc3");
+	CHECK(!symlinkat("../inc1", dp, "parent"));
+	CHECK(!symlinkat("../inc1p", d2, "parent"));
+	CHECK(!symlinkat("../inc2", d3, "parent"));
+
+	/* Dump 1: chunks 1 and 4 written, the rest never: 2 of 6 stored. */
+	src = memfd_create("bo", MFD_CLOEXEC);
+	CHECK(!ftruncate(src, NCH * CH));
+	put_chunk(src, 1, 0x11);
+	put_chunk(src, 4, 0x44);
+	CHECK(!save_chunked(d1, src, NULL, &c1));
+	CHECK(c1.kinds[0] == KFD_CHUNK__KFD_CHUNK_ZERO &&
+	      c1.kinds[1] == KFD_CHUNK__KFD_CHUNK_DATA &&
+	      c1.kinds[4] == KFD_CHUNK__KFD_CHUNK_DATA &&
+	      c1.kinds[5] == KFD_CHUNK__KFD_CHUNK_ZERO);
+	CHECK(c1.stored == 2 * CH);
+	CHECK(file_size(d1, pages) == 2 * CH);
+	CHECK(c1.sums[0] == kp_sum_zeros(CH) && c1.sums[1] != c1.sums[4]);
+	CHECK(kp_chunk_size_ok(CH) && kp_chunk_size_ok(64U << 20));
+	CHECK(!kp_chunk_size_ok(2048) && !kp_chunk_size_ok(3 * CH) &&
+	      !kp_chunk_size_ok(128U << 20));
+	CHECK(kp_nchunks(NCH * CH + 1, CH) == NCH + 1 &&
+	      kp_chunk_len(NCH * CH + 1, CH, NCH) == 1);
+	write_chunked_image(d1, 111, &c1, 0, 0);
+	/* The unwritten chunks come back as zeros over dirty VRAM. */
+	CHECK(!restore_chunked(d1, src));
+
+	/* Dump 2, two links up (across the pre-dump): chunk 2 written. */
+	kp_set_image_dir(d2);
+	kp_base_find(4242, CH, &base);
+	CHECK(base.p && base.depth == 2 && base.dump_id == 111 &&
+	      base.id == 1);
+	CHECK(base.p && kp_base_sums(&base, BO_VA, NCH * CH, 1111,
+				     KFD_IOC_ALLOC_MEM_FLAGS_VRAM,
+				     &c2.parent_bo) &&
+	      c2.parent_bo == 0);
+	CHECK(!kp_base_sums(&base, BO_VA, NCH * CH + CH, 1111,
+			    KFD_IOC_ALLOC_MEM_FLAGS_VRAM, &i));
+	kp_base_free(&base);
+	kp_base_find(4242, 2 * CH, &base);	/* other chunks: full dump */
+	CHECK(!base.p);
+	kp_base_find(999, CH, &base);		/* another process */
+	CHECK(!base.p);
+	put_chunk(src, 2, 0x22);
+	CHECK(!save_chunked(d2, src, &c1, &c2));
+	CHECK(c2.kinds[1] == KFD_CHUNK__KFD_CHUNK_PARENT &&
+	      c2.kinds[2] == KFD_CHUNK__KFD_CHUNK_DATA &&
+	      c2.kinds[4] == KFD_CHUNK__KFD_CHUNK_PARENT &&
+	      c2.kinds[0] == KFD_CHUNK__KFD_CHUNK_ZERO);
+	CHECK(c2.stored == CH && file_size(d2, pages) == CH);
+	write_chunked_image(d2, 222, &c2, 111, 2);
+	CHECK(!restore_chunked(d2, src));
+
+	/* Dump 3: chunk 4 rewritten, chunk 1 cleared. */
+	put_chunk(src, 4, 0x55);
+	put_chunk(src, 1, 0);
+	c3.parent_bo = 0;
+	CHECK(!save_chunked(d3, src, &c2, &c3));
+	CHECK(c3.kinds[1] == KFD_CHUNK__KFD_CHUNK_ZERO &&
+	      c3.kinds[2] == KFD_CHUNK__KFD_CHUNK_PARENT &&
+	      c3.kinds[4] == KFD_CHUNK__KFD_CHUNK_DATA);
+	CHECK(c3.stored == CH);
+	write_chunked_image(d3, 333, &c3, 222, 1);
+	/* Chunk 2 lives in dump 2, the rest in dump 3 or nowhere. */
+	CHECK(!restore_chunked(d3, src));
+	/* Dump 2 still restores to what it saved: chunk 4 of dump 1. */
+	put_chunk(src, 4, 0x44);
+	put_chunk(src, 1, 0x11);
+	CHECK(!restore_chunked(d2, src));
+	put_chunk(src, 4, 0x55);
+	put_chunk(src, 1, 0);
+
+	/* A damaged parent: one flipped byte in dump 1's chunk 1, used by 2. */
+	fd = openat(d1, pages, O_RDWR | O_CLOEXEC);
+	CHECK(pread(fd, &byte, 1, 100) == 1);
+	byte ^= 0x01;
+	CHECK(pwrite(fd, &byte, 1, 100) == 1);
+	CHECK(restore_chunked(d2, src) == -EIO);
+	CHECK(strstr(kp_log_last(), "checksum mismatch"));
+	CHECK(strstr(kp_log_last(), "from the parent image parent/parent/kfd-1.img"));
+	/* Dump 3 does not need that chunk (it is zero there now). */
+	CHECK(!restore_chunked(d3, src));
+	byte ^= 0x01;
+	CHECK(pwrite(fd, &byte, 1, 100) == 1);
+	/* Truncated parent pages image. */
+	CHECK(!ftruncate(fd, CH));
+	CHECK(restore_chunked(d3, src) == -EIO);
+	CHECK(strstr(kp_log_last(), "parent pages image parent/parent/parent/kfd-pages-1-1111.img is damaged"));
+	close(fd);
+
+	/* A parent from another dump. */
+	write_chunked_image(d2, 999, &c2, 111, 2);
+	CHECK(restore_chunked(d3, src) == -EIO);
+	CHECK(strstr(kp_log_last(), "is not its parent"));
+	write_chunked_image(d2, 222, &c2, 111, 2);
+	/* Missing parent image, missing parent link. */
+	CHECK(!unlinkat(d2, "kfd-1.img", 0));
+	CHECK(restore_chunked(d3, src) == -ENOENT);
+	CHECK(strstr(kp_log_last(), "parent image parent/kfd-1.img is missing"));
+	write_chunked_image(d2, 222, &c2, 111, 2);
+	CHECK(!unlinkat(d3, "parent", 0));
+	CHECK(restore_chunked(d3, src) == -ENOENT);
+	CHECK(strstr(kp_log_last(), "should be in parent/"));
+
+	/* A BO reference out of range is a corrupt image. */
+	CHECK(!symlinkat("../inc2", d3, "parent"));
+	c3.parent_bo = 5;
+	write_chunked_image(d3, 333, &c3, 222, 1);
+	CHECK(restore_chunked(d3, src) == -EIO);
+	CHECK(strstr(kp_log_last(), "refers to BO 5"));
+	/* A chunk kind that does not exist. */
+	c3.parent_bo = 0;
+	c3.kinds[0] = 7;
+	write_chunked_image(d3, 333, &c3, 222, 1);
+	CHECK(restore_chunked(d3, src) == -EIO);
+	CHECK(strstr(kp_log_last(), "disagree"));
+
+	close(src);
+	kp_set_image_dir(AT_FDCWD);
+	close(d1);
+	close(dp);
+	close(d2);
+	close(d3);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -653,10 +1053,12 @@ int main(void)
 	test_parse();
 	test_checksum();
 	test_topology_read();
+	test_topology_hidden();
 	test_match();
 	test_names();
 	test_images();
 	test_copy();
+	test_sparse_incremental();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))

@@ -112,6 +112,43 @@ struct kfdsim_signal {
 	__u64 reserved2[4];
 };
 
+/* ---- AQL queue errors ---- */
+
+/*
+ * A packet the CP cannot run stops its AQL queue; as gfx9 CP firmware does,
+ * the CP then reports why through the queue's amd_queue_t, the structure
+ * ROCr keeps for each queue (amd_hsa_queue.h): the read pointer a queue is
+ * created with is amd_queue_t's read_dispatch_id, followed by a u32 holding
+ * the byte offset of read_dispatch_id from the start of amd_queue_t; at
+ * KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL from that start lies the GPU VA of the
+ * queue's inactive signal (a struct kfdsim_signal). The CP stores one of
+ * the codes below into the signal's value, then posts and fires its event;
+ * ROCr's queue error handler turns the code into an hsa_status_t.
+ *
+ * kfdsim reports only to a queue whose layout is exactly ROCr's: the
+ * offset is KFDSIM_AMD_QUEUE_READ_DISPATCH_ID, the write pointer is at
+ * KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID and the signal address is not 0.
+ */
+#define KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID	56
+#define KFDSIM_AMD_QUEUE_READ_DISPATCH_ID	128
+#define KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL	192
+
+/*
+ * The codes, with the hsa_status_t ROCr 5.2 reports for them:
+ * INVALID_DIM: grid or workgroup dimensions invalid (INCOMPATIBLE_ARGUMENTS);
+ * INVALID_CODE: the kernel object is 0 or not a kfdsim kernel (GPU machine
+ * code, say), or the kernel's arguments are invalid (INVALID_CODE_OBJECT);
+ * INVALID_FORMAT: unknown packet type or a reserved field set
+ * (INVALID_PACKET_FORMAT); GROUP_TOO_LARGE: more work-items in a workgroup
+ * than KFDSIM_MAX_WG_SIZE (INVALID_ARGUMENT); VENDOR_PACKET: a
+ * vendor-specific packet (INVALID_PACKET_FORMAT).
+ */
+#define KFDSIM_AQL_ERROR_INVALID_DIM		0x2
+#define KFDSIM_AQL_ERROR_INVALID_CODE		0x8
+#define KFDSIM_AQL_ERROR_INVALID_FORMAT		0x20
+#define KFDSIM_AQL_ERROR_GROUP_TOO_LARGE	0x40
+#define KFDSIM_AQL_ERROR_VENDOR_PACKET		0x100
+
 /* ---- built-in kernels ---- */
 
 #define KFDSIM_KERNEL_MAGIC	0x4d49534bu	/* "KSIM" little endian */

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libhsakmt's shared memory: /dev/shm/hsakmt_shared_mem (its performance
+ * counter table, opened and mapped by every process of ROCm's thunk) and
+ * its semaphore /dev/shm/sem.hsakmt_semaphore (mapped). CRIU restores a
+ * process's fd and mappings of these by path, so they must exist, with
+ * the size they had, before CRIU opens them: a dump records them with the
+ * process's KFD image, a restore creates whichever is missing.
+ */
+#ifndef KP_HSAKMT_SHM_H
+#define KP_HSAKMT_SHM_H
+
+#include "kfd_image.pb-c.h"
+
+/* Largest shared memory file whose contents a dump keeps. */
+#define KP_HSAKMT_SHM_MAX	(64 * 1024)
+/* Largest file a restore creates (libhsakmt's is a few bytes). */
+#define KP_HSAKMT_SHM_SIZE_MAX	(16 * 1024 * 1024)
+
+/*
+ * Record the shared memory file in @p, if it exists, its contents in
+ * *@buf (free() it after the image is written). 0 or -errno.
+ */
+int kp_hsakmt_shm_save(KfdProcess *p, void **buf);
+/* Create the file and the semaphore if @p recorded them and they are gone. */
+int kp_hsakmt_shm_restore(const KfdProcess *p);
+
+#endif /* KP_HSAKMT_SHM_H */
