@@ -71,7 +71,7 @@ TEST_F(sdma, transient_enomem_in_cp_is_retried)
 	EXPECT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
 	EXPECT_EQ(0, kg_cp_fail_nth_get()) TH_LOG("the failure was not injected");
 	kg_cp_fail_nth_set(0);
-	EXPECT_EQ(-1, first_diff(src.cpu, dst.cpu, size));
+	EXPECT_EQ(-1, kt_first_diff(src.cpu, dst.cpu, size));
 	EXPECT_EQ(28, kg_queue_rptr(&q));
 	/* The queue still runs what comes next. */
 	kt_fill(src.cpu, size, 78);
