@@ -77,7 +77,7 @@ TEST_F(sdma, transient_enomem_in_cp_is_retried)
 	kt_fill(src.cpu, size, 78);
 	ASSERT_EQ(0, kg_sdma_copy(&q, dst.va, src.va, size, 0));
 	ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
-	EXPECT_EQ(-1, first_diff(src.cpu, dst.cpu, size));
+	EXPECT_EQ(-1, kt_first_diff(src.cpu, dst.cpu, size));
 	EXPECT_EQ(0, kg_queue_free(&q));
 	EXPECT_EQ(0, kg_bo_free(&self->rt, &src));
 	EXPECT_EQ(0, kg_bo_free(&self->rt, &dst));
