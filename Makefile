@@ -32,8 +32,8 @@ LINT_FILES := $(shell find drivers include/uapi -name '*.[ch]' 2>/dev/null | \
 USER_CFLAGS := -Wall -Wextra -Werror -O2 -g
 
 .PHONY: all modules lint checkpatch kbuild-lint layering linux-source deps \
-	install selftests plugin check check-debug demo bench fuzz scale compat \
-	containers clean distclean help need-kver klog-tests
+	install selftests plugin check check-debug demo bench fuzz scale failslab \
+	compat containers clean distclean help need-kver klog-tests
 
 all: modules
 
@@ -49,6 +49,7 @@ help:
 	@echo "make bench      criu dump/restore speed, VRAM vs anonymous memory"
 	@echo "make fuzz       the plugin's image fuzzer, then the RESTORE fuzzer in the VM"
 	@echo "make scale      CRIU at scale in the VM: 10k BOs, 8 GPUs, a multi-GiB BO"
+	@echo "make failslab   every allocation of every ioctl failed in turn (debug kernel)"
 	@echo "make compat CRIU_SRC=DIR  AMD's CRIU plugin from a CRIU checkout, e2e"
 	@echo "make containers  podman checkpoint/restore of a GPU container in the VM"
 	@echo "make clean      remove build results (distclean: all of $(BUILD)/)"
@@ -242,6 +243,22 @@ scale: modules selftests
 		--env KFDSIM_INSMOD=only --env KFDSIM_KO=$(CURDIR)/kfdsim.ko \
 		--env KFDSIM_SCALE_BIG_MB=$(SCALE_BIG_MB) \
 		-- selftests/scale/run.sh
+
+# The kernel's fault injection (opt-in): every slab allocation, page
+# allocation and user copy of each ioctl and CRIU op failed in turn through
+# /proc/thread-self/fail-nth (selftests/failslab/), on the debug kernel
+# (scripts/debug-kernel, built on first use), for which the module is
+# built here. Each failure must be a clean error with nothing leaked.
+FAILSLAB_TIMEOUT ?= 5400
+failslab:
+	@scripts/install-deps
+	@kver=$$(scripts/debug-kernel | tail -n 1) && \
+		$(MAKE) --no-print-directory modules selftests KVER=$$kver && \
+		KVER=$$kver scripts/vm-run --smp 1 --timeout $(FAILSLAB_TIMEOUT) \
+		--env KFDSIM_INSMOD=only --env KFDSIM_KO=$(CURDIR)/kfdsim.ko \
+		-- sh -c '. selftests/lib/ksft-lib.sh; load 0 && \
+			build/selftests/failslab_test; r=$$?; \
+			unload failslab; [ $$r -eq 0 ] && [ "$$failed" -eq 0 ]'
 
 # Opt-in, not part of `make check`: AMD's own CRIU amdgpu plugin (and, for
 # a CRIU other than Debian's, criu itself) built from the CRIU checkout

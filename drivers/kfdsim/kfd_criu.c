@@ -29,33 +29,73 @@
 
 /* ---- fault injection ---- */
 
-static atomic_t kfd_criu_fail_nth = ATOMIC_INIT(0);
+/*
+ * Fault injection for tests (debugfs criu_fail_nth and criu_fail_points).
+ * Arming records the writer's thread group: only its calls pass points, so
+ * other processes (a checkpointed worker, a concurrent test) can neither
+ * fire nor count them.
+ */
+static DEFINE_SPINLOCK(kfd_fault_lock);
+static struct pid *kfd_fault_tgid;	/* whose calls count; NULL: nobody's */
+static int kfd_fault_nth;		/* points left before the failure */
+static unsigned int kfd_fault_points;	/* points passed since arming */
 
 /**
- * kfd_criu_should_fail - fault injection point inside the CRIU ops
+ * kfd_criu_should_fail - a fault injection point
  *
- * Once armed through debugfs (criu_fail_nth = N), the Nth call returns true
- * and disarms; every allocation, export and copy of CHECKPOINT and RESTORE
- * passes through one of these calls first.
+ * Every allocation, export and user copy of the CRIU ops, and of the
+ * helpers they share with the ordinary ioctls (kfd_bo_create(),
+ * kfd_queue_create(), the events page and event table), passes one of
+ * these calls first. Once armed through debugfs (criu_fail_nth = N) by a
+ * process, that process's Nth call returns true (once); each of its
+ * calls until disarmed is counted (criu_fail_points).
+ *
+ * Return: true if the caller must fail as if its allocation had failed.
  */
 bool kfd_criu_should_fail(void)
 {
-	if (atomic_read(&kfd_criu_fail_nth) <= 0)
+	bool fail = false;
+
+	if (!READ_ONCE(kfd_fault_tgid))
 		return false;
-	if (atomic_dec_return(&kfd_criu_fail_nth))
-		return false;
-	pr_info("CRIU: injected failure\n");
-	return true;
+	spin_lock(&kfd_fault_lock);
+	if (kfd_fault_tgid == task_tgid(current)) {
+		kfd_fault_points++;
+		fail = kfd_fault_nth > 0 && !--kfd_fault_nth;
+	}
+	spin_unlock(&kfd_fault_lock);
+	if (fail)
+		pr_info("injected failure at point %u\n", kfd_fault_points);
+	return fail;
 }
 
+/*
+ * @n > 0 arms for the caller's thread group: its @n-th point fails, and the
+ * count of points passed starts from 0. @n == 0 disarms and stops counting;
+ * the count stays readable.
+ */
 void kfd_criu_set_fail_nth(int n)
 {
-	atomic_set(&kfd_criu_fail_nth, n);
+	struct pid *old, *pid = n > 0 ? get_pid(task_tgid(current)) : NULL;
+
+	spin_lock(&kfd_fault_lock);
+	old = kfd_fault_tgid;
+	WRITE_ONCE(kfd_fault_tgid, pid);
+	kfd_fault_nth = max(n, 0);
+	if (pid)
+		kfd_fault_points = 0;
+	spin_unlock(&kfd_fault_lock);
+	put_pid(old);
 }
 
 int kfd_criu_get_fail_nth(void)
 {
-	return atomic_read(&kfd_criu_fail_nth);
+	return READ_ONCE(kfd_fault_nth);
+}
+
+unsigned int kfd_criu_get_fail_points(void)
+{
+	return READ_ONCE(kfd_fault_points);
 }
 
 void *kfd_criu_kvzalloc(size_t n, size_t size)
@@ -181,7 +221,13 @@ static int kfd_criu_process_info(struct kfdsim_process *p,
 	}
 	/* A second PROCESS_INFO of the same pause only recounts. */
 	if (!p->criu_pauser) {
-		ret = kfd_process_evict_queues(p);
+		/* A fault point stands for a queue that does not preempt in
+		 * time, which upstream's eviction reports as -ETIME.
+		 */
+		if (!p->evict_count && kfd_criu_should_fail())
+			ret = -ETIME;
+		else
+			ret = kfd_process_evict_queues(p);
 		if (ret)
 			goto out_unlock;
 		p->criu_pauser = get_pid(task_tgid(current));
@@ -215,7 +261,14 @@ static int kfd_criu_unpause(struct kfdsim_process *p)
 	int ret = 0;
 
 	mutex_lock(&p->lock);
-	if (p->criu_pauser) {
+	if (p->criu_pauser && kfd_criu_should_fail()) {
+		/*
+		 * Restarting the queues failed (upstream's restore may): the
+		 * process stays paused, UNPAUSE may be retried, and closing
+		 * the checkpointer's last descriptor still resumes it.
+		 */
+		ret = -ETIME;
+	} else if (p->criu_pauser) {
 		kfd_criu_unpause_locked(p);
 	} else {
 		pr_info_ratelimited("CRIU UNPAUSE: process is not paused\n");
@@ -507,13 +560,16 @@ static int kfd_criu_checkpoint(struct kfdsim_process *p,
 		goto out_release;
 	}
 
+	/* Each only if the one before succeeded: the first failure ends it. */
 	ret = -ENOMEM;
 	d.devices = kfd_criu_kvzalloc(d.c.num_devices, sizeof(*d.devices));
-	d.bos = kfd_criu_kvzalloc(d.c.num_bos, sizeof(*d.bos));
-	d.dmabufs = kfd_criu_kvzalloc(d.c.num_bos, sizeof(*d.dmabufs));
-	d.priv = kfd_criu_kvzalloc(1, d.c.priv_size);
-	if ((d.c.num_devices && !d.devices) ||
-	    (d.c.num_bos && (!d.bos || !d.dmabufs)) || !d.priv)
+	if (d.devices)
+		d.bos = kfd_criu_kvzalloc(d.c.num_bos, sizeof(*d.bos));
+	if (d.bos)
+		d.dmabufs = kfd_criu_kvzalloc(d.c.num_bos, sizeof(*d.dmabufs));
+	if (d.dmabufs)
+		d.priv = kfd_criu_kvzalloc(1, d.c.priv_size);
+	if (!d.priv)
 		goto out_release;
 
 	ret = kfd_criu_dump_all(&d);

@@ -277,8 +277,6 @@ static int kfd_rst_bo(struct kfd_criu_rst *r, u32 i)
 		if (o->mapped & BIT(j))
 			__set_bit(r->dev_pdd[j]->gpu->index, &targets);
 
-	if (kfd_criu_should_fail())
-		return -ENOMEM;
 	ret = kfd_bo_create(r->dev_pdd[dev], &a, o->id, true, &bo);
 	if (ret)
 		return ret;
@@ -359,8 +357,6 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 			   o->id);
 		return -EINVAL;
 	}
-	if (kfd_criu_should_fail())
-		return -ENOMEM;
 	ret = kfd_queue_create(pdd, &a, o->id, o->doorbell, false);
 	if (ret)
 		return ret;
@@ -383,8 +379,6 @@ static int kfd_rst_event(struct kfd_criu_rst *r, u32 i)
 		rst_reject("event %u: bad flags\n", o->id);
 		return -EINVAL;
 	}
-	if (kfd_criu_should_fail())
-		return -ENOMEM;
 	ret = kfd_event_restore(r->p, o->id, o->type, o->auto_reset,
 				o->signaled);
 	/* A taken id or a full table here means malformed input. */
@@ -449,19 +443,29 @@ static int kfd_rst_copy_in(struct kfd_criu_rst *r)
 		return -EINVAL;
 	}
 
+	/* Each only if the one before succeeded: the first failure ends it. */
 	r->devices = kfd_criu_kvzalloc(args->num_devices + 1,
 				       sizeof(*r->devices));
-	r->bos = kfd_criu_kvzalloc(args->num_bos + 1, sizeof(*r->bos));
-	r->bo_objs = kfd_criu_kvzalloc(args->num_bos + 1, sizeof(*r->bo_objs));
-	r->bo_ptrs = kfd_criu_kvzalloc(args->num_bos + 1, sizeof(*r->bo_ptrs));
-	r->dmabufs = kfd_criu_kvzalloc(args->num_bos + 1, sizeof(*r->dmabufs));
-	r->queue_objs = kfd_criu_kvzalloc(args->num_objects + 1,
-					  sizeof(*r->queue_objs));
-	r->event_objs = kfd_criu_kvzalloc(args->num_objects + 1,
-					  sizeof(*r->event_objs));
-	r->priv = kfd_criu_kvzalloc(1, args->priv_data_size);
-	if (!r->devices || !r->bos || !r->bo_objs || !r->bo_ptrs ||
-	    !r->dmabufs || !r->queue_objs || !r->event_objs || !r->priv)
+	if (r->devices)
+		r->bos = kfd_criu_kvzalloc(args->num_bos + 1, sizeof(*r->bos));
+	if (r->bos)
+		r->bo_objs = kfd_criu_kvzalloc(args->num_bos + 1,
+					       sizeof(*r->bo_objs));
+	if (r->bo_objs)
+		r->bo_ptrs = kfd_criu_kvzalloc(args->num_bos + 1,
+					       sizeof(*r->bo_ptrs));
+	if (r->bo_ptrs)
+		r->dmabufs = kfd_criu_kvzalloc(args->num_bos + 1,
+					       sizeof(*r->dmabufs));
+	if (r->dmabufs)
+		r->queue_objs = kfd_criu_kvzalloc(args->num_objects + 1,
+						  sizeof(*r->queue_objs));
+	if (r->queue_objs)
+		r->event_objs = kfd_criu_kvzalloc(args->num_objects + 1,
+						  sizeof(*r->event_objs));
+	if (r->event_objs)
+		r->priv = kfd_criu_kvzalloc(1, args->priv_data_size);
+	if (!r->priv)
 		return -ENOMEM;
 
 	if (kfd_criu_should_fail() ||
@@ -595,9 +599,17 @@ int kfd_criu_resume_userptrs(struct kfdsim_process *p)
 		idr_for_each_entry(&p->pdds[i]->bo_idr, bo, id) {
 			if (!(bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR))
 				continue;
-			ret = kfd_bo_pin_userptr(bo, p->mm);
-			if (ret)
-				return ret;
+			if (!bo->gem) {
+				if (kfd_criu_should_fail())
+					return -ENOMEM;
+				ret = kfd_bo_pin_userptr(bo, p->mm);
+				if (ret)
+					return ret;
+			}
+			if (!bo->pending_map)
+				continue;
+			if (kfd_criu_should_fail())
+				return -ENOMEM;
 			ret = kfd_bo_map(bo, bo->pending_map);
 			if (ret)
 				return ret;

@@ -173,7 +173,7 @@ static struct kfd_event_page *kfd_event_page_alloc(void)
 	struct kfd_event_page *page;
 	unsigned int i;
 
-	page = kzalloc(sizeof(*page), GFP_KERNEL);
+	page = kfd_criu_should_fail() ? NULL : kzalloc(sizeof(*page), GFP_KERNEL);
 	if (!page)
 		return NULL;
 	kref_init(&page->ref);
@@ -275,7 +275,7 @@ int kfd_events_set_page_bo(struct kfdsim_process *p, u64 handle)
 		return -EINVAL;
 	}
 
-	page = kzalloc(sizeof(*page), GFP_KERNEL);
+	page = kfd_criu_should_fail() ? NULL : kzalloc(sizeof(*page), GFP_KERNEL);
 	if (!page)
 		return -ENOMEM;
 	kref_init(&page->ref);
@@ -452,7 +452,8 @@ static int kfd_event_add(struct kfdsim_process *p, u32 type, bool auto_reset,
 	struct kfd_event *ev;
 	int ret;
 
-	ev = kzalloc(sizeof(*ev), GFP_KERNEL_ACCOUNT);
+	ev = kfd_criu_should_fail() ? NULL :
+	     kzalloc(sizeof(*ev), GFP_KERNEL_ACCOUNT);
 	if (!ev)
 		return -ENOMEM;
 	ev->type = type;

@@ -251,7 +251,8 @@ int kfd_bo_create(struct kfdsim_pdd *pdd,
 		return -EINVAL;
 	}
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
+	bo = kfd_criu_should_fail() ? NULL :
+	     kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return -ENOMEM;
 	if (args->flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) {
@@ -269,7 +270,8 @@ int kfd_bo_create(struct kfdsim_pdd *pdd,
 		ret = PTR_ERR(bo->gem);
 		goto err_free_bo;
 	}
-	ret = idr_alloc(&pdd->bo_idr, bo, id ? id : 1, id ? id + 1 : 0,
+	ret = kfd_criu_should_fail() ? -ENOMEM :
+	      idr_alloc(&pdd->bo_idr, bo, id ? id : 1, id ? id + 1 : 0,
 			GFP_KERNEL);
 	if (ret < 0) {
 		if (ret == -ENOSPC && id) {

@@ -321,6 +321,7 @@ int kfd_criu_restore(struct kfdsim_process *p,
 int kfd_criu_resume_userptrs(struct kfdsim_process *p);
 void kfd_criu_file_flush(struct file *filp);
 bool kfd_criu_should_fail(void);
+unsigned int kfd_criu_get_fail_points(void);
 void kfd_criu_set_fail_nth(int n);
 int kfd_criu_get_fail_nth(void);
 void *kfd_criu_kvzalloc(size_t n, size_t size);

@@ -163,14 +163,19 @@ int kfd_queue_create(struct kfdsim_pdd *pdd,
 		return ret;
 	}
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	q = kfd_criu_should_fail() ? NULL :
+	    kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	if (!q) {
 		ret = -ENOMEM;
 		goto err_slot;
 	}
-	ret = id < 0 ? idr_alloc(&p->queues, q, 0, KFD_MAX_QUEUES_PER_PROCESS,
-				 GFP_KERNEL) :
-		       idr_alloc(&p->queues, q, id, id + 1, GFP_KERNEL);
+	if (kfd_criu_should_fail())
+		ret = -ENOMEM;
+	else if (id < 0)
+		ret = idr_alloc(&p->queues, q, 0, KFD_MAX_QUEUES_PER_PROCESS,
+				GFP_KERNEL);
+	else
+		ret = idr_alloc(&p->queues, q, id, id + 1, GFP_KERNEL);
 	if (ret < 0) {
 		ret = ret == -ENOSPC ? (id < 0 ? -ENOMEM : -EINVAL) : ret;
 		goto err_free;

@@ -339,6 +339,11 @@ void kfdsim_cp_remove_queue(struct kfdsim_queue *q);
 void kfdsim_cp_kick(struct kfdsim_gpu *gpu);
 u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q);
 
+/* CP allocation fault injection (debugfs cp_fail_nth). */
+bool kfdsim_cp_should_fail(void);
+void kfdsim_cp_set_fail_nth(int n);
+int kfdsim_cp_get_fail_nth(void);
+
 /* The device's struct kfd_device_ops (kfdsim_cp.c, with kfdsim_gem.c). */
 extern const struct kfd_device_ops kfdsim_device_ops;
 struct dma_buf *kfdsim_gem_export_dmabuf(struct kfdsim_gpu *gpu,

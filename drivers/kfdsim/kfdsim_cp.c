@@ -54,6 +54,39 @@ enum kfdsim_run {
 	KFDSIM_RUN_BUSY,	/* made progress, more may follow */
 };
 
+static atomic_t kfdsim_cp_fail_nth = ATOMIC_INIT(0);
+
+/**
+ * kfdsim_cp_should_fail - fault injection point of the CP threads
+ *
+ * The allocations a CP thread makes while it runs a packet (the kernel
+ * engine's and the SDMA engine's bounce buffers) pass here first. Once
+ * armed through debugfs (cp_fail_nth = N), the Nth call made by a CP
+ * thread returns true and disarms; calls from other contexts (amdgpu CS
+ * runs the SDMA engine in the submitter's ioctl) neither count nor fail.
+ *
+ * Return: true if the caller must fail as if its allocation had failed.
+ */
+bool kfdsim_cp_should_fail(void)
+{
+	if (!(current->flags & PF_KTHREAD) ||
+	    atomic_read(&kfdsim_cp_fail_nth) <= 0 ||
+	    atomic_dec_return(&kfdsim_cp_fail_nth))
+		return false;
+	pr_info("CP: injected allocation failure\n");
+	return true;
+}
+
+void kfdsim_cp_set_fail_nth(int n)
+{
+	atomic_set(&kfdsim_cp_fail_nth, n);
+}
+
+int kfdsim_cp_get_fail_nth(void)
+{
+	return max(atomic_read(&kfdsim_cp_fail_nth), 0);
+}
+
 static bool kfdsim_queue_runnable(const struct kfdsim_queue *q)
 {
 	return !q->evicted && q->percentage &&

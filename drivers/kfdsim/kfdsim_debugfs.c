@@ -110,9 +110,11 @@ static const struct file_operations kfdsim_restore_fops = {
 };
 
 /*
- * criu_fail_nth: write N to make the Nth fault-injection point inside the
- * CRIU ops fail (once); reads back how many points remain before it fires
- * (0: fired, or disarmed).
+ * criu_fail_nth: write N > 0 to make the writer's Nth pass through a fault
+ * injection point (kfd_criu_should_fail()) fail, once; 0 disarms. Reads
+ * back how many points remain before it fires (0: fired, or disarmed).
+ * criu_fail_points: how many points the armed process passed since it
+ * armed (the failing one included); it stays readable after disarming.
  */
 static int kfdsim_criu_fail_get(void *data, u64 *val)
 {
@@ -129,6 +131,34 @@ static int kfdsim_criu_fail_set(void *data, u64 val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(kfdsim_criu_fail_fops, kfdsim_criu_fail_get,
 			 kfdsim_criu_fail_set, "%llu\n");
+
+static int kfdsim_criu_points_get(void *data, u64 *val)
+{
+	*val = kfd_criu_get_fail_points();
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(kfdsim_criu_points_fops, kfdsim_criu_points_get,
+			 NULL, "%llu\n");
+
+/*
+ * cp_fail_nth: write N to make the Nth allocation of a CP thread fail,
+ * once (the CP retries the packet later); reads back how many remain.
+ */
+static int kfdsim_cp_fail_get(void *data, u64 *val)
+{
+	*val = kfdsim_cp_get_fail_nth();
+	return 0;
+}
+
+static int kfdsim_cp_fail_set(void *data, u64 val)
+{
+	if (val > INT_MAX)
+		return -EINVAL;
+	kfdsim_cp_set_fail_nth(val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(kfdsim_cp_fail_fops, kfdsim_cp_fail_get,
+			 kfdsim_cp_fail_set, "%llu\n");
 
 static int kfdsim_queues_show(struct seq_file *m, void *unused)
 {
@@ -169,10 +199,16 @@ int kfdsim_debugfs_init(void)
 			    &kfdsim_restore_fops);
 	debugfs_create_file_unsafe("criu_fail_nth", 0600, kfdsim_debugfs_root,
 				   NULL, &kfdsim_criu_fail_fops);
+	debugfs_create_file_unsafe("criu_fail_points", 0400,
+				   kfdsim_debugfs_root, NULL,
+				   &kfdsim_criu_points_fops);
+	debugfs_create_file_unsafe("cp_fail_nth", 0600, kfdsim_debugfs_root,
+				   NULL, &kfdsim_cp_fail_fops);
 	return 0;
 }
 
 void kfdsim_debugfs_fini(void)
 {
 	debugfs_remove_recursive(kfdsim_debugfs_root);
+	kfd_criu_set_fail_nth(0);
 }

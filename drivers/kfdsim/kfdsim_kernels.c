@@ -396,7 +396,8 @@ int kfdsim_kernel_run(struct kfdsim_vm *vm,
 	    (prog->iteration >= run.steps || prog->next_wg >= run.wgs))
 		return -EINVAL;
 
-	run.bounce[0] = kmalloc(2 * PAGE_SIZE, GFP_KERNEL);
+	run.bounce[0] = kfdsim_cp_should_fail() ? NULL :
+			kmalloc(2 * PAGE_SIZE, GFP_KERNEL);
 	if (!run.bounce[0])
 		return -ENOMEM;
 	run.bounce[1] = run.bounce[0] + PAGE_SIZE;

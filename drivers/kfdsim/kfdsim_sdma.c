@@ -73,7 +73,7 @@ static int kfdsim_sdma_copy(struct kfdsim_sdma_ctx *ctx, u64 src, u64 dst,
 	void *buf;
 	int ret = 0;
 
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	buf = kfdsim_cp_should_fail() ? NULL : kmalloc(PAGE_SIZE, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	while (bytes) {

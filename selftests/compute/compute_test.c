@@ -346,6 +346,46 @@ TEST_F(cp, completion_signal_decrements)
 	EXPECT_EQ(8, kg_signal_load(&sig));
 }
 
+/*
+ * A transient -ENOMEM in the CP (its kernel engine's bounce buffer, failed
+ * once through debugfs cp_fail_nth) does not stop the queue: the CP runs
+ * the packet again later, it completes once, and the queue keeps working.
+ */
+TEST_F(cp, transient_enomem_in_cp_is_retried)
+{
+	struct kfdsim_args_fill fargs;
+	struct kg_signal sig;
+	struct kg_bo buf;
+	struct kg_queue q;
+	uint32_t *p = NULL;
+	unsigned int i, bad = 0;
+
+	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 2, &sig));
+	p = buf.cpu;
+	memset(p, 0, KT_PAGE);
+	ASSERT_EQ(0, kg_cp_fail_nth_set(1));
+	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 7 };
+	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+				 sizeof(fargs), 64, 16, sig.va));
+	EXPECT_EQ(0, kg_signal_wait(&sig, 1, KG_TIMEOUT_MS));
+	EXPECT_EQ(0, kg_cp_fail_nth_get()) TH_LOG("the failure was not injected");
+	kg_cp_fail_nth_set(0);
+	ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
+	EXPECT_EQ(1, kg_queue_rptr(&q));
+	EXPECT_EQ(1, kg_signal_load(&sig)) TH_LOG("the packet ran twice");
+	for (i = 0; i < 64; i++)
+		bad += p[i] != 7;
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, p[64]);
+	/* The queue still runs what comes next. */
+	fargs.value = 9;
+	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+				 sizeof(fargs), 64, 16, sig.va));
+	EXPECT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS));
+	EXPECT_EQ(9, p[63]);
+}
+
 /* Many more packets than ring slots: the ring wraps around several times. */
 TEST_F(cp, aql_ring_wraps_around)
 {

@@ -2275,20 +2275,83 @@ CW_TEST(restored_process_exits_before_resume)
 /* ---- 8. fault injection ---- */
 
 /*
- * Fail CHECKPOINT's 1st, 2nd, ... injection point until it succeeds:
- * each failure leaves no fd and no object and the target running (a
- * failed CHECKPOINT unpauses), and the target finishes its work exactly.
+ * The fault-injection points each op passes for the worker of criu_work.h
+ * (16 BOs: 13 VRAM or GTT, 2 USERPTR, 1 DOORBELL; 3 queues; 5 events, 4
+ * of them in the events page BO). A sweep fails each point in turn and
+ * must reach exactly these many: a point added or lost in the driver, or
+ * a sweep that reaches none, fails the test.
+ *
+ * PROCESS_INFO: the eviction (a queue that does not preempt in time).
+ * CHECKPOINT: 4 buffers; per VRAM/GTT BO the export and its fd (2 * 13);
+ * 3 copies out.
+ * UNPAUSE: restarting the queues.
+ * RESTORE: 8 buffers and the copy in; per BO its struct and handle in
+ * kfd_bo_create() (2 * 16), per BO but the 2 USERPTR ones its mapping
+ * (14); the events page; per event its struct (5); per queue its struct
+ * and id in kfd_queue_create() (2 * 3); per VRAM/GTT BO the export and
+ * its fd (2 * 13); the copy out.
+ * RESUME: per USERPTR BO pinning its pages (2), per GPU-mapped one its
+ * mapping (1).
+ */
+#define CW_CONTENT_BOS		13
+#define CW_USERPTR_BOS		2
+#define PROCESS_INFO_POINTS	1
+#define CHECKPOINT_POINTS	(4 + 2 * CW_CONTENT_BOS + 3)
+#define UNPAUSE_POINTS		1
+#define RESTORE_POINTS		(9 + 2 * CW_NBOS + (CW_NBOS - CW_USERPTR_BOS) + \
+				 1 + CW_NEVENTS + 2 * CW_NQUEUES + \
+				 2 * CW_CONTENT_BOS + 1)
+#define RESUME_POINTS		(CW_USERPTR_BOS + 1)
+
+/* Is the worker's loop queue evicted (1) or running (0)? */
+static int loop_evicted(FIXTURE_DATA(criu) *self, struct cw_target *t)
+{
+	struct kg_qinfo qi;
+
+	if (cw_qinfo(t->pid, &self->sh->lay, CW_Q_LOOP, &qi))
+		return -1;
+	return qi.evicted;
+}
+
+/*
+ * Fail the dump side's injection points one after the other: PROCESS_INFO
+ * (the target keeps running), then CHECKPOINT until it succeeds (each
+ * failure leaves no fd and no object and the target running: a failed
+ * CHECKPOINT unpauses), then UNPAUSE (the target stays paused until an
+ * UNPAUSE succeeds). Each op reaches exactly the points it is documented
+ * to; the target finishes its work exactly.
  */
 CW_TEST(checkpoint_fault_injection_sweep)
 {
 	struct kt_props before;
 	struct kc_image k = { 0 };
-	struct kg_qinfo qi;
 	char err[128];
-	int n, ret, left, fds;
+	int n, ret, left, points, fds;
 
 	CW_NEEDS();
 	start_and_seize(_metadata, self, STEPS_LONG, false);
+
+	for (n = 1;; n++) {
+		ASSERT_GT(100, n) TH_LOG("PROCESS_INFO never succeeds");
+		ASSERT_EQ(0, kc_fail_nth_set(n));
+		ret = kc_process_info(self->tfd, &k);
+		ASSERT_EQ(0, kc_fail_nth_done(&left, &points));
+		if (!ret)
+			break;
+		ASSERT_EQ(0, left) TH_LOG("PROCESS_INFO: %s", strerror(-ret));
+		ASSERT_EQ(n, points);
+		ASSERT_EQ(-ETIME, ret);
+		ASSERT_EQ(0, loop_evicted(self, &self->w))
+			TH_LOG("point %d: the target stays paused", n);
+		ASSERT_EQ(-EINVAL, kc_unpause(self->tfd));
+	}
+	ASSERT_NE(0, left);
+	ASSERT_EQ(n - 1, points);
+	ASSERT_EQ(PROCESS_INFO_POINTS, n - 1);
+	ASSERT_EQ(0, kc_unpause(self->tfd));
+	printf("# PROCESS_INFO has %d fault-injection points (expected %d)\n",
+	       n - 1, PROCESS_INFO_POINTS);
+
 	for (n = 1;; n++) {
 		ASSERT_GT(1000, n) TH_LOG("CHECKPOINT never succeeds");
 		ASSERT_EQ(0, kc_process_info(self->tfd, &k));
@@ -2296,34 +2359,57 @@ CW_TEST(checkpoint_fault_injection_sweep)
 		fds = kc_count_fds();
 		ASSERT_EQ(0, kc_fail_nth_set(n));
 		ret = kc_checkpoint(self->tfd, &k);
-		left = kc_fail_nth_get();
-		kc_fail_nth_set(0);
+		ASSERT_EQ(0, kc_fail_nth_done(&left, &points));
 		if (!ret) {
 			ASSERT_NE(0, left)
 				TH_LOG("CHECKPOINT succeeded although injection point %d failed",
 				       n);
+			ASSERT_EQ(n - 1, points);
 			kc_close_dmabufs(k.bos, k.num_bos);
 			kc_image_free(&k);
 			ASSERT_EQ(fds, kc_count_fds());
-			ASSERT_EQ(0, kc_unpause(self->tfd));
 			break;
 		}
 		ASSERT_EQ(0, left)
 			TH_LOG("CHECKPOINT failed (%s) with no injected failure",
 			       strerror(-ret));
+		ASSERT_EQ(n, points)
+			TH_LOG("CHECKPOINT went on after its point %d failed", n);
 		EXPECT_EQ(fds, kc_count_fds())
 			TH_LOG("point %d (%s) left fds", n, strerror(-ret));
 		EXPECT_EQ(0, cw_counters_same(&before, "failed CHECKPOINT", M))
 			TH_LOG("point %d: %s", n, self->msg);
 		/* A failed CHECKPOINT leaves the target running. */
-		ASSERT_EQ(0, cw_qinfo(self->w.pid, &self->sh->lay, CW_Q_LOOP,
-				      &qi));
-		ASSERT_EQ(0, qi.evicted)
+		ASSERT_EQ(0, loop_evicted(self, &self->w))
 			TH_LOG("point %d: the target stays paused", n);
 		ASSERT_EQ(-EINVAL, kc_unpause(self->tfd))
 			TH_LOG("point %d: UNPAUSE after the failure", n);
 	}
-	printf("# CHECKPOINT has %d fault-injection points\n", n - 1);
+	printf("# CHECKPOINT has %d fault-injection points (expected %d)\n",
+	       n - 1, CHECKPOINT_POINTS);
+	ASSERT_EQ(CHECKPOINT_POINTS, n - 1);
+
+	for (n = 1;; n++) {
+		ASSERT_GT(100, n) TH_LOG("UNPAUSE never succeeds");
+		ASSERT_EQ(0, kc_fail_nth_set(n));
+		ret = kc_unpause(self->tfd);
+		ASSERT_EQ(0, kc_fail_nth_done(&left, &points));
+		if (!ret)
+			break;
+		ASSERT_EQ(0, left) TH_LOG("UNPAUSE: %s", strerror(-ret));
+		ASSERT_EQ(n, points);
+		ASSERT_EQ(-ETIME, ret);
+		ASSERT_EQ(1, loop_evicted(self, &self->w))
+			TH_LOG("point %d: a failed UNPAUSE resumed the target",
+			       n);
+	}
+	ASSERT_NE(0, left);
+	ASSERT_EQ(n - 1, points);
+	ASSERT_EQ(0, loop_evicted(self, &self->w));
+	printf("# UNPAUSE has %d fault-injection points (expected %d)\n",
+	       n - 1, UNPAUSE_POINTS);
+	ASSERT_EQ(UNPAUSE_POINTS, n - 1);
+
 	ASSERT_EQ(0, kc_detach(self->w.pid));
 	close(self->tfd);
 	self->tfd = -1;
@@ -2332,18 +2418,50 @@ CW_TEST(checkpoint_fault_injection_sweep)
 }
 
 /*
- * The same for RESTORE in a fresh process: every failure leaves the
- * counters and the fds as before, and the final RESTORE works to the end.
+ * The same for RESTORE in a fresh process (every failure leaves the
+ * counters and the fds as before), then for RESUME: a failed RESUME keeps
+ * the queues stopped and what it did so far, so after its first failure
+ * each retry passes the point that failed and fails the next one. The
+ * restored process then works to the end.
  */
 CW_TEST(restore_fault_injection_sweep)
 {
+	int kfd, n, ret, left, points, fails;
+
 	CW_NEEDS();
 	ASSERT_EQ(0, checkpoint_worker(self, STEPS_LONG,
 				       CW_CK_MIDLOOP | CW_CK_STOP))
 		TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, restore_and_resume(self, &self->img, CW_R_SWEEP))
+	ASSERT_EQ(0, cw_start_restored(&self->r, self->sh, &self->img,
+				       CW_R_SWEEP, M))
 		TH_LOG("%s", self->msg);
-	printf("# RESTORE has %u fault-injection points\n", self->sh->points);
+	printf("# RESTORE has %u fault-injection points (expected %d)\n",
+	       self->sh->points, RESTORE_POINTS);
+	ASSERT_EQ(RESTORE_POINTS, self->sh->points);
+
+	kfd = kt_open_kfd();
+	ASSERT_LE(0, kfd);
+	for (fails = 0, n = 1;; n = 2) {
+		ASSERT_GT(100, fails) TH_LOG("RESUME never succeeds");
+		ASSERT_EQ(0, kc_fail_nth_set(n));
+		ret = kc_resume(kfd, self->r.pid);
+		ASSERT_EQ(0, kc_fail_nth_done(&left, &points));
+		if (!ret)
+			break;
+		fails++;
+		ASSERT_EQ(0, left) TH_LOG("RESUME: %s", strerror(-ret));
+		ASSERT_EQ(n, points);
+		ASSERT_EQ(-ENOMEM, ret);
+		ASSERT_EQ(1, loop_evicted(self, &self->r))
+			TH_LOG("the queues run after a failed RESUME");
+	}
+	ASSERT_EQ(n, left + points);
+	EXPECT_EQ(-EINVAL, kc_resume(kfd, self->r.pid));
+	close(kfd);
+	printf("# RESUME has %d fault-injection points (expected %d)\n", fails,
+	       RESUME_POINTS);
+	ASSERT_EQ(RESUME_POINTS, fails);
+	ASSERT_EQ(0, cw_resumed(&self->r, M)) TH_LOG("%s", self->msg);
 	finish_and_quit(_metadata, self, &self->r);
 	ASSERT_BASELINE("after the restored process exited");
 }

@@ -1292,7 +1292,7 @@ static int cw_restore_proc(struct cw_shared *sh, const struct cw_image *img,
 	struct kfd_criu_bo_bucket *bos;
 	struct kt_props before;
 	char err[128];
-	int ret, fds, n, left, g;
+	int ret, fds, n, left, points, g;
 	uint32_t i;
 
 	memset(v, 0, sizeof(*v));
@@ -1324,19 +1324,24 @@ static int cw_restore_proc(struct cw_shared *sh, const struct cw_image *img,
 			CW_FAIL("RESTORE still failing after 1000 injections");
 		kc_fail_nth_set(n);
 		ret = kc_restore(v->kfd, &img->k, dev, bos);
-		left = kc_fail_nth_get();
-		kc_fail_nth_set(0);
+		if (kc_fail_nth_done(&left, &points))
+			CW_FAIL("reading %s", KC_FAIL_POINTS);
 		if (!ret) {
 			if (!left)
 				CW_FAIL("RESTORE succeeded although injection point %d failed",
 					n);
-			/* Start over from a fresh process below. */
+			if (points != n - 1)
+				CW_FAIL("RESTORE passed %d injection points, %d expected",
+					points, n - 1);
 			sh->points = n - 1;
 			break;
 		}
 		if (left)
 			CW_FAIL("RESTORE failed (%s) without an injected failure (point %d)",
 				strerror(-ret), n);
+		if (points != n)
+			CW_FAIL("RESTORE went on after its injection point %d failed (%d points)",
+				n, points);
 		if (kc_count_fds() != fds)
 			CW_FAIL("RESTORE failure at point %d left %d fds behind",
 				n, kc_count_fds() - fds);

@@ -523,6 +523,19 @@ int kc_fail_nth_get(void)
 	return ret ? ret : (int)v;
 }
 
+int kc_fail_nth_done(int *left, int *points)
+{
+	unsigned long long v;
+	int ret;
+
+	*left = kc_fail_nth_get();
+	ret = kc_fail_nth_set(0);
+	if (!ret)
+		ret = kt_read_ull(KC_FAIL_POINTS, &v);
+	*points = ret ? -1 : (int)v;
+	return *left < 0 ? *left : ret;
+}
+
 /* ---- the private data ---- */
 
 void *kc_priv_object(const struct kc_image *img, uint32_t index,

@@ -19,6 +19,7 @@
 #include <linux/kfd_ioctl.h>
 
 #define KC_FAIL_NTH	"/sys/kernel/debug/kfdsim/criu_fail_nth"
+#define KC_FAIL_POINTS	"/sys/kernel/debug/kfdsim/criu_fail_points"
 #define KC_INVALID_FD	0xffffffffu
 
 /*
@@ -109,9 +110,15 @@ int kc_getfd(pid_t pid, int fd);
 
 /* Open fds of the calling process. */
 int kc_count_fds(void);
-/* Arm the Nth fault-injection point (0 disarms) / read what is left. */
+/*
+ * Fault injection (debugfs criu_fail_nth, criu_fail_points): arm the
+ * calling process's Nth fault-injection point (0 disarms) / read what is
+ * left. kc_fail_nth_done() reads what is left and how many points the
+ * process passed since arming (the failing one included), then disarms.
+ */
 int kc_fail_nth_set(int n);
 int kc_fail_nth_get(void);
+int kc_fail_nth_done(int *left, int *points);
 
 /*
  * ---- the private data ----

@@ -756,7 +756,7 @@ int kg_wait1(int kfd, uint32_t id, uint32_t timeout_ms)
 
 /* ---- preemption and debugfs ---- */
 
-static int kg_write_pid(const char *path, pid_t pid)
+static int kg_write_int(const char *path, int val)
 {
 	char buf[32];
 	int fd, len, ret = 0;
@@ -764,7 +764,7 @@ static int kg_write_pid(const char *path, pid_t pid)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	len = snprintf(buf, sizeof(buf), "%d\n", val);
 	if (write(fd, buf, len) != len)
 		ret = -errno;
 	close(fd);
@@ -773,12 +773,25 @@ static int kg_write_pid(const char *path, pid_t pid)
 
 int kg_evict(pid_t pid)
 {
-	return kg_write_pid(KG_EVICT, pid);
+	return kg_write_int(KG_EVICT, pid);
 }
 
 int kg_restore(pid_t pid)
 {
-	return kg_write_pid(KG_RESTORE, pid);
+	return kg_write_int(KG_RESTORE, pid);
+}
+
+int kg_cp_fail_nth_set(int n)
+{
+	return kg_write_int(KG_CP_FAIL_NTH, n);
+}
+
+int kg_cp_fail_nth_get(void)
+{
+	unsigned long long v;
+	int ret = kt_read_ull(KG_CP_FAIL_NTH, &v);
+
+	return ret ? ret : (int)v;
 }
 
 /* Read the queues file; call @fn per queue line of @pid. */

@@ -29,6 +29,7 @@
 #define KG_EVICT		KG_DEBUGFS "/evict"
 #define KG_RESTORE		KG_DEBUGFS "/restore"
 #define KG_QUEUES		KG_DEBUGFS "/queues"
+#define KG_CP_FAIL_NTH		KG_DEBUGFS "/cp_fail_nth"
 
 /* Default wait for the simulated GPU: generous, TCG is slow. */
 #define KG_TIMEOUT_MS		60000
@@ -263,6 +264,9 @@ int kg_wait1(int kfd, uint32_t id, uint32_t timeout_ms);
 
 int kg_evict(pid_t pid);
 int kg_restore(pid_t pid);
+/* Make the Nth allocation of a CP thread fail, once / read what is left. */
+int kg_cp_fail_nth_set(int n);
+int kg_cp_fail_nth_get(void);
 
 struct kg_qinfo {
 	uint32_t gpu_id;

@@ -50,6 +50,40 @@ TEST_F_TIMEOUT(sdma, copy_vram_gtt_and_back, 300)
 }
 
 /*
+ * A transient -ENOMEM in the CP (the SDMA engine's bounce buffer, failed
+ * once through debugfs cp_fail_nth) does not stop the queue: the copy is
+ * retried later and completes, and the queue keeps working.
+ */
+TEST_F(sdma, transient_enomem_in_cp_is_retried)
+{
+	const uint64_t size = 16 * KT_PAGE;
+	struct kg_bo src, dst;
+	struct kg_queue q;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, size, KT_GTT, 0, &src));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, size, KT_GTT | KT_WRITABLE, 0,
+			       &dst));
+	kt_fill(src.cpu, size, 77);
+	memset(dst.cpu, 0, size);
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, SDMA, 4096, &q));
+	ASSERT_EQ(0, kg_cp_fail_nth_set(1));
+	ASSERT_EQ(0, kg_sdma_copy(&q, dst.va, src.va, size, 0));
+	EXPECT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
+	EXPECT_EQ(0, kg_cp_fail_nth_get()) TH_LOG("the failure was not injected");
+	kg_cp_fail_nth_set(0);
+	EXPECT_EQ(-1, kt_first_diff(src.cpu, dst.cpu, size));
+	EXPECT_EQ(28, kg_queue_rptr(&q));
+	/* The queue still runs what comes next. */
+	kt_fill(src.cpu, size, 78);
+	ASSERT_EQ(0, kg_sdma_copy(&q, dst.va, src.va, size, 0));
+	ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
+	EXPECT_EQ(-1, kt_first_diff(src.cpu, dst.cpu, size));
+	EXPECT_EQ(0, kg_queue_free(&q));
+	EXPECT_EQ(0, kg_bo_free(&self->rt, &src));
+	EXPECT_EQ(0, kg_bo_free(&self->rt, &dst));
+}
+
+/*
  * 12 MiB in hundreds of packets of an odd size through a 1 KiB ring:
  * packets straddle the end of the ring many times.
  */
