@@ -643,11 +643,12 @@ static int cp_cpu(double *pct, int max, unsigned int ms)
  * With queues created but idle the CP threads poll with a backoff. A CP
  * that does not back off spins near 100% of a CPU; one that does uses
  * about 1-5% under TCG, more when the host is loaded (guest CPU time
- * includes time the host steals). The bound, IDLE_CP_MAX_PCT, tells the
- * two apart without depending on the host's load; the measured figure is
- * printed for comparison. Checked against a busy CP, which must show up.
+ * includes time the host steals) and about 35% with 40 queues under a
+ * KASAN debug kernel on a loaded host. The bound, IDLE_CP_MAX_PCT, tells
+ * the two apart on any of these; the measured figure is printed for
+ * comparison. Checked against a busy CP, which must show up.
  */
-#define IDLE_CP_MAX_PCT 20.0
+#define IDLE_CP_MAX_PCT 50.0
 TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 {
 	struct kfdsim_args_loop args;
