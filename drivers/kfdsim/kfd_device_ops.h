@@ -47,7 +47,9 @@ struct kfdsim_vm {
 /**
  * struct kfdsim_dispatch_progress - how far an in-flight dispatch got
  * @iteration: the loop kernel's current step (0 for other kernels)
- * @next_wg: the next workgroup to run (within @iteration)
+ * @next_wg: the next workgroup to run (within @iteration); for the chunk
+ *           sums kernel, which may stop inside a workgroup, the next
+ *           work-item
  *
  * Zero means "not started". Part of the saved queue state.
  */

@@ -4,30 +4,38 @@
  *
  * A dispatch's kernel object names one of a fixed set of kernels instead of
  * machine code (include/uapi/linux/kfdsim.h, Documentation/kernels.rst).
- * Work-item i of the flattened grid handles element i of u32 arrays, and a
- * workgroup is a contiguous run of work-items. Workgroups run in order, so a
- * dispatch can stop at any workgroup boundary and later resume from its
+ * Work-item i of the flattened grid handles element i of u32 arrays (for
+ * the chunk sums kernel, chunk i of a byte buffer), and a workgroup is a
+ * contiguous run of work-items. Workgroups run in order, so a dispatch can
+ * stop at any workgroup boundary and later resume from its
  * struct kfdsim_dispatch_progress.
  *
  * Memory is only touched through the GPU page table, one piece at a time.
  * A piece never crosses a page of the kernel's main array (the one it
- * writes, or reads for the checksum): single-array kernels work in place on
- * one mapped page, the others go through one-page bounce buffers.
+ * writes, or reads for the checksums): single-array kernels work in place
+ * on one mapped page, the others go through one-page bounce buffers.
  */
 #include <linux/align.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/math.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <asm/byteorder.h>
 
 #include "kfdsim.h"
 #include "kfdsim_f32.h"
 
 #define KFDSIM_ELEM_SIZE	sizeof(u32)
+
+/* fold64, the CRIU plugin's checksum (include/uapi/linux/kfdsim.h). */
+#define KFDSIM_FOLD64_SEED	0x6b66647375636b31ULL
+#define KFDSIM_FOLD64_MUL	0x9e3779b97f4a7c15ULL
+#define KFDSIM_FOLD64_FINAL_MUL	0xd6e8feb86659fd93ULL
 
 union kfdsim_args {
 	struct kfdsim_args_fill fill;
@@ -35,6 +43,7 @@ union kfdsim_args {
 	struct kfdsim_args_vadd vadd;
 	struct kfdsim_args_checksum checksum;
 	struct kfdsim_args_loop loop;
+	struct kfdsim_args_chunk_sums chunk_sums;
 };
 
 /**
@@ -45,12 +54,15 @@ union kfdsim_args {
  * @op: enum kfdsim_kernel_op
  * @args: the kernel's arguments
  * @items: work-items in the grid, at most U32_MAX
- * @wg_size: work-items per workgroup
- * @wgs: workgroups in the grid
+ * @wg_size: work-items per workgroup (1 for the chunk sums kernel, whose
+ *           work-items are its preemption units)
+ * @wgs: workgroups in the grid (work-items for the chunk sums kernel)
  * @steps: steps of the loop kernel, 1 for the other kernels
  * @main: GPU VA of the array whose page boundaries end the pieces
  * @step: the step being run
  * @sum: the checksum kernel's partial sum over the current workgroup
+ * @hash: the chunk sums kernel's running fold64 over the current chunk
+ * @bits: the chunk sums kernel's running OR over the current chunk
  * @bounce: two pages, for the kernels that use more than one array
  */
 struct kfdsim_run {
@@ -66,6 +78,8 @@ struct kfdsim_run {
 	u64 main;
 	u32 step;
 	u64 sum;
+	u64 hash;
+	u64 bits;
 	void *bounce[2];
 };
 
@@ -141,6 +155,8 @@ static size_t kfdsim_args_size(u32 op)
 		return sizeof(struct kfdsim_args_checksum);
 	case KFDSIM_KERNEL_LOOP:
 		return sizeof(struct kfdsim_args_loop);
+	case KFDSIM_KERNEL_CHUNK_SUMS:
+		return sizeof(struct kfdsim_args_chunk_sums);
 	default:
 		return 0;
 	}
@@ -151,6 +167,38 @@ static bool kfdsim_array_ok(const struct kfdsim_run *run, u64 va)
 {
 	return IS_ALIGNED(va, KFDSIM_ELEM_SIZE) &&
 	       va <= U64_MAX - run->items * KFDSIM_ELEM_SIZE;
+}
+
+/*
+ * One work-item per chunk of the source. A workgroup of 1024 chunks of
+ * 4 MiB would read 4 GiB between two preemption points, so this kernel's
+ * preemption unit is the work-item: each writes only its own out pair, and
+ * running them one at a time in order is what the workgroups would do.
+ */
+static int kfdsim_check_chunk_sums(struct kfdsim_run *run)
+{
+	const struct kfdsim_args_chunk_sums *a = &run->args.chunk_sums;
+	u64 chunks;
+	u32 rem;
+
+	if (a->pad || !a->size || !a->chunk ||
+	    a->chunk > KFDSIM_CHUNK_SUMS_MAX_CHUNK ||
+	    !IS_ALIGNED(a->src | a->out | a->size | a->chunk, sizeof(u64)) ||
+	    a->src > U64_MAX - a->size)
+		return kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_CODE,
+				     "built-in kernel with invalid arguments");
+	chunks = div_u64_rem(a->size, a->chunk, &rem) + !!rem;
+	if (chunks != run->items)
+		return kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_CODE,
+				     "chunk sums dispatch whose grid is not one work-item per chunk");
+	/* Both factors are below 2^32: the product cannot overflow. */
+	if (a->out > U64_MAX - run->items * 2 * sizeof(u64))
+		return kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_CODE,
+				     "built-in kernel with invalid arguments");
+	run->main = a->src;
+	run->wg_size = 1;
+	run->wgs = run->items;
+	return 0;
 }
 
 static int kfdsim_check_args(struct kfdsim_run *run)
@@ -185,6 +233,8 @@ static int kfdsim_check_args(struct kfdsim_run *run)
 		run->main = a->loop.buf;
 		run->steps = a->loop.steps;
 		break;
+	case KFDSIM_KERNEL_CHUNK_SUMS:
+		return kfdsim_check_chunk_sums(run);
 	}
 	return ok ? 0 : kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_CODE,
 				      "built-in kernel with invalid arguments");
@@ -249,6 +299,42 @@ static int kfdsim_checksum_fn(void *ctx, void *ptr, size_t len, u64 va)
 	return 0;
 }
 
+static int kfdsim_chunk_sums_fn(void *ctx, void *ptr, size_t len, u64 va)
+{
+	struct kfdsim_run *run = ctx;
+	const __le64 *src = ptr;
+	u64 h = run->hash, bits = run->bits, w;
+	size_t i;
+
+	/* Pieces start and end on 8-byte boundaries: src and chunk are. */
+	for (i = 0; i < len / sizeof(u64); i++) {
+		w = le64_to_cpu(src[i]);
+		h = (h ^ w) * KFDSIM_FOLD64_MUL;
+		h ^= h >> 29;
+		bits |= w;
+	}
+	run->hash = h;
+	run->bits = bits;
+	return 0;
+}
+
+/* Finish chunk @c of @len bytes: its fold64 and OR go to out[c]. */
+static int kfdsim_chunk_sums_done(struct kfdsim_run *run, u64 c, u64 len)
+{
+	__le64 out[2];
+	u64 h = run->hash ^ len;
+
+	h ^= h >> 31;
+	h *= KFDSIM_FOLD64_FINAL_MUL;
+	h ^= h >> 32;
+	h *= KFDSIM_FOLD64_FINAL_MUL;
+	h ^= h >> 32;
+	out[0] = cpu_to_le64(h);
+	out[1] = cpu_to_le64(run->bits);
+	return kfdsim_vm_write(run->vm, run->args.chunk_sums.out +
+			       c * sizeof(out), out, sizeof(out), run->fault);
+}
+
 static int kfdsim_loop_fn(void *ctx, void *ptr, size_t len, u64 va)
 {
 	const struct kfdsim_run *run = ctx;
@@ -300,7 +386,10 @@ static int kfdsim_vadd_piece(struct kfdsim_run *run, u64 off, size_t len)
 	return kfdsim_vm_write(run->vm, args->c + off, a, len, run->fault);
 }
 
-/* Run the elements at byte offsets [@off, @off + @len) of the arrays. */
+/*
+ * Run the elements at byte offsets [@off, @off + @len) of the arrays (for
+ * the chunk sums kernel, those bytes of the source).
+ */
 static int kfdsim_run_piece(struct kfdsim_run *run, u64 off, size_t len)
 {
 	const union kfdsim_args *a = &run->args;
@@ -321,6 +410,10 @@ static int kfdsim_run_piece(struct kfdsim_run *run, u64 off, size_t len)
 	case KFDSIM_KERNEL_LOOP:
 		return kfdsim_vm_access(run->vm, a->loop.buf + off, len, true,
 					kfdsim_loop_fn, run, run->fault);
+	case KFDSIM_KERNEL_CHUNK_SUMS:
+		return kfdsim_vm_access(run->vm, a->chunk_sums.src + off, len,
+					false, kfdsim_chunk_sums_fn, run,
+					run->fault);
 	default:
 		return -ENOEXEC;
 	}
@@ -328,6 +421,7 @@ static int kfdsim_run_piece(struct kfdsim_run *run, u64 off, size_t len)
 
 static int kfdsim_run_wg(struct kfdsim_run *run, u32 wg)
 {
+	const struct kfdsim_args_chunk_sums *cs = &run->args.chunk_sums;
 	u64 first = (u64)wg * run->wg_size;
 	u64 end = min(first + run->wg_size, run->items) * KFDSIM_ELEM_SIZE;
 	u64 off = first * KFDSIM_ELEM_SIZE;
@@ -335,7 +429,14 @@ static int kfdsim_run_wg(struct kfdsim_run *run, u32 wg)
 	s64 old;
 	int ret;
 
+	/* A chunk sums "workgroup" is one work-item: chunk @wg. */
+	if (run->op == KFDSIM_KERNEL_CHUNK_SUMS) {
+		off = (u64)wg * cs->chunk;
+		end = min(off + cs->chunk, cs->size);
+	}
 	run->sum = 0;
+	run->hash = KFDSIM_FOLD64_SEED;
+	run->bits = 0;
 	while (off < end) {
 		/* The main array is 4-byte aligned, so @len is as well. */
 		len = min_t(u64, end - off,
@@ -351,6 +452,9 @@ static int kfdsim_run_wg(struct kfdsim_run *run, u32 wg)
 	if (run->op == KFDSIM_KERNEL_CHECKSUM)
 		return kfdsim_vm_atomic_add64(run->vm, run->args.checksum.result,
 					      run->sum, &old, run->fault);
+	if (run->op == KFDSIM_KERNEL_CHUNK_SUMS)
+		return kfdsim_chunk_sums_done(run, wg,
+					      end - (u64)wg * cs->chunk);
 	return 0;
 }
 

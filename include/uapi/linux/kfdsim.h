@@ -172,10 +172,17 @@ struct kfdsim_signal {
  * @KFDSIM_KERNEL_LOOP: @steps times, for every i in order of steps:
  *                      buf[i] = buf[i] * 1664525 + 1013904223 + step,
  *                      modulo 2^32 (struct kfdsim_args_loop)
+ * @KFDSIM_KERNEL_CHUNK_SUMS: work-item c reads chunk c of a byte buffer and
+ *                            writes its fold64 checksum and the OR of its
+ *                            64-bit words, so that user space can tell
+ *                            all-zero chunks and checksum the others without
+ *                            copying them (struct kfdsim_args_chunk_sums)
  *
- * Work-item i of the grid handles element i; the grid is flattened
- * (x fastest). Workgroups run in order, so a preempted kernel resumes at a
- * workgroup boundary (and, for the loop kernel, at the step it was in).
+ * Work-item i of the grid handles element i (for the chunk sums kernel:
+ * chunk i); the grid is flattened (x fastest). Workgroups run in order, so
+ * a preempted kernel resumes at a workgroup boundary (and, for the loop
+ * kernel, at the step it was in; the chunk sums kernel may also stop and
+ * resume between two work-items of a workgroup).
  */
 enum kfdsim_kernel_op {
 	KFDSIM_KERNEL_FILL_U32 = 1,
@@ -184,6 +191,7 @@ enum kfdsim_kernel_op {
 	KFDSIM_KERNEL_VADD_F32 = 4,
 	KFDSIM_KERNEL_CHECKSUM = 5,
 	KFDSIM_KERNEL_LOOP = 6,
+	KFDSIM_KERNEL_CHUNK_SUMS = 7,
 };
 
 /**
@@ -253,6 +261,46 @@ struct kfdsim_args_checksum {
 struct kfdsim_args_loop {
 	__u64 buf;
 	__u32 steps;
+	__u32 pad;
+};
+
+/* The largest chunk of KFDSIM_KERNEL_CHUNK_SUMS, as much as one SDMA copy. */
+#define KFDSIM_CHUNK_SUMS_MAX_CHUNK	(1u << 22)
+
+/**
+ * struct kfdsim_args_chunk_sums - kernarg of KFDSIM_KERNEL_CHUNK_SUMS
+ * @src: GPU VA of the bytes to classify, 8-byte aligned
+ * @out: GPU VA of the results, 16 bytes per chunk, 8-byte aligned
+ * @size: bytes at @src, a non-zero multiple of 8
+ * @chunk: bytes per chunk, a non-zero multiple of 8, at most
+ *         KFDSIM_CHUNK_SUMS_MAX_CHUNK
+ * @pad: must be zero
+ *
+ * Chunk c is bytes [c * @chunk, min((c + 1) * @chunk, @size)) of @src, so
+ * only the last chunk may be shorter. The grid must have exactly
+ * ceil(@size / @chunk) work-items; work-item c handles chunk c and writes
+ * two little-endian u64 at @out + 16 * c:
+ *
+ * [0] the fold64 checksum of the chunk: h = 0x6b66647375636b31; for each
+ * little-endian u64 word w of the chunk in order, h = (h ^ w) *
+ * 0x9e3779b97f4a7c15 and then h ^= h >> 29; at the end h ^= the chunk's
+ * length in bytes, h ^= h >> 31, h *= 0xd6e8feb86659fd93, h ^= h >> 32,
+ * h *= 0xd6e8feb86659fd93, h ^= h >> 32 (all modulo 2^64). This is the
+ * CRIU plugin's checksum of a buffer whose length is a multiple of 8
+ * (userspace-plugin/checksum.c): the device and the plugin agree bit for
+ * bit.
+ *
+ * [1] the bitwise OR of the chunk's u64 words, which is 0 exactly when the
+ * chunk is all zero bytes.
+ *
+ * Invalid arguments, or a grid of another size, stop the queue as any bad
+ * kernarg does (KFDSIM_AQL_ERROR_INVALID_CODE).
+ */
+struct kfdsim_args_chunk_sums {
+	__u64 src;
+	__u64 out;
+	__u64 size;
+	__u32 chunk;
 	__u32 pad;
 };
 
