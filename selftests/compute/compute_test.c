@@ -3,7 +3,8 @@
  * The command processor running AQL packets: the built-in kernels checked
  * element by element against the CPU, barrier packets, publication of
  * packets (INVALID headers, write index vs doorbell), several queues and
- * processes at once, and GPU page faults.
+ * processes at once, and GPU page faults. The chunk sums kernel is checked
+ * against the CRIU plugin's own checksum (userspace-plugin/checksum.c).
  *
  * Every test runs in its own process (the harness forks), with a fresh
  * runtime: all GPUs acquired, queues and BOs created by the test.
@@ -20,6 +21,7 @@
 
 #include "kt_harness.h"
 #include "kfdsim_gpu.h"
+#include "checksum.h"
 
 #define N1M		(1u << 20)
 #define WG		256
@@ -988,7 +990,7 @@ TEST_F(cp, bad_packets_stop_queue_without_fault_event)
 		"grid size 0", "workgroup size 0", "reserved0 not 0",
 		"reserved2 not 0", "vendor-specific packet",
 		"agent dispatch packet", "packet type 200",
-		"descriptor version 2", "descriptor opcode 7",
+		"descriptor version 2", "descriptor opcode 8",
 		"descriptor pad not 0", "fill pad not 0",
 		"fill dst not 4-byte aligned",
 		"fill dst wraps the address space",
@@ -1042,7 +1044,7 @@ TEST_F(cp, bad_packets_stop_queue_without_fault_event)
 			break;
 		case 11: pkt.header = KG_AQL_HDR(200); break;
 		case 12: desc->version = 2; break;
-		case 13: desc->opcode = 7; break;
+		case 13: desc->opcode = 8; break;
 		case 14: desc->pad = 1; break;
 		case 15: ka->pad = 1; break;
 		case 16: ka->dst += 2; break;
@@ -1081,6 +1083,32 @@ TEST_F(cp, bad_packets_stop_queue_without_fault_event)
 	/* None of these is a page fault. */
 	EXPECT_EQ(KFD_IOC_WAIT_RESULT_TIMEOUT,
 		  kg_wait1(self->rt.e.kfd, ev.event_id, 0));
+}
+
+/*
+ * A queue laid out as ROCr's amd_queue_t with a fresh inactive signal (0)
+ * whose completion writes the first u64 of @box (zeroed here) and fires
+ * event @event_id, and a fresh completion signal @done (1).
+ */
+static int rocr_queue(struct kg_rt *rt, uint32_t event_id, struct kg_bo *box,
+		      struct kg_queue *q, struct kg_signal *inactive,
+		      struct kg_signal *done)
+{
+	int ret;
+
+	ret = kg_queue_new_amd(rt, 0, 1024, q);
+	if (!ret)
+		ret = kg_signal_new(rt, 1, done);
+	if (!ret)
+		ret = kg_signal_new(rt, 0, inactive);
+	if (ret)
+		return ret;
+	*(uint64_t *)box->cpu = 0;
+	inactive->cpu->event_mailbox_ptr = box->va;
+	inactive->cpu->event_id = event_id;
+	memcpy((char *)q->ctl.cpu + KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL,
+	       &inactive->va, sizeof(inactive->va));
+	return 0;
 }
 
 /*
@@ -1124,14 +1152,8 @@ TEST_F(cp, bad_packets_reported_to_inactive_signal)
 	ASSERT_EQ(0, kg_event_new(self->rt.e.kfd, KFD_IOC_EVENT_SIGNAL, true,
 				  0, &ev));
 	for (k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
-		ASSERT_EQ(0, kg_queue_new_amd(&self->rt, 0, 1024, &q));
-		ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &done));
-		ASSERT_EQ(0, kg_signal_new(&self->rt, 0, &inactive));
-		inactive.cpu->event_mailbox_ptr = box.va;
-		inactive.cpu->event_id = ev.event_id;
-		mb[0] = 0;
-		memcpy((char *)q.ctl.cpu + KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL,
-		       &inactive.va, sizeof(inactive.va));
+		ASSERT_EQ(0, rocr_queue(&self->rt, ev.event_id, &box, &q,
+					&inactive, &done));
 		fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 5 };
 		kg_dispatch_packet(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
 				   sizeof(fargs), 4, 4, done.va, &pkt);
@@ -1548,6 +1570,344 @@ TEST_F_TIMEOUT(cp, free_buffer_under_running_kernel, 120)
 	ASSERT_EQ(0, kg_qinfo(getpid(), q.id, &qi));
 	EXPECT_EQ(1, qi.flags);
 	EXPECT_EQ(1, kg_signal_load(&sig));
+}
+
+/* ---- KFDSIM_KERNEL_CHUNK_SUMS ---- */
+
+static uint64_t ref_or64(const uint8_t *p, uint64_t len)
+{
+	uint64_t bits = 0, w, i;
+
+	for (i = 0; i < len; i += 8) {
+		memcpy(&w, p + i, sizeof(w));
+		bits |= w;
+	}
+	return bits;
+}
+
+static uint32_t cs_chunks(uint64_t size, uint32_t chunk)
+{
+	return (uint32_t)((size + chunk - 1) / chunk);
+}
+
+static int cs_dispatch(struct kg_queue *q, uint64_t src, uint64_t out,
+		       uint64_t size, uint32_t chunk, uint32_t wg,
+		       uint64_t sig_va)
+{
+	struct kfdsim_args_chunk_sums args = {
+		.src = src, .out = out, .size = size, .chunk = chunk,
+	};
+
+	return kg_dispatch(q, KFDSIM_KERNEL_CHUNK_SUMS, &args, sizeof(args),
+			   cs_chunks(size, chunk), wg, sig_va);
+}
+
+/*
+ * Compare out pairs [0, @last) with the plugin's own checksum, kp_sum_buf()
+ * (the fold64 of include/uapi/linux/kfdsim.h: device and plugin must
+ * agree), and the OR of the chunk's words; the pairs from @last to @limit
+ * must still hold the 0xa5 fill. Returns the number of mismatches (the
+ * first few logged).
+ */
+static uint32_t cs_check(struct __test_metadata *_metadata, const void *src,
+			 const uint64_t *out, uint64_t size, uint32_t chunk,
+			 uint32_t last, uint32_t limit)
+{
+	const uint64_t fill = 0xa5a5a5a5a5a5a5a5ULL;
+	uint32_t c, bad = 0;
+
+	for (c = 0; c < limit; c++) {
+		const uint8_t *p = (const uint8_t *)src + (uint64_t)c * chunk;
+		uint64_t len = size - (uint64_t)c * chunk;
+		uint64_t h, bits;
+
+		if (c >= last) {
+			if ((out[2 * c] != fill || out[2 * c + 1] != fill) &&
+			    bad++ < 5)
+				TH_LOG("chunk %u (not run yet) written", c);
+			continue;
+		}
+		if (len > chunk)
+			len = chunk;
+		h = kp_sum_buf(p, len);
+		bits = ref_or64(p, len);
+		if (!bits != kp_is_zero(p, len) && bad++ < 5)
+			TH_LOG("chunk %u: OR 0x%llx but kp_is_zero() %d", c,
+			       (unsigned long long)bits, kp_is_zero(p, len));
+		if ((out[2 * c] != h || out[2 * c + 1] != bits) && bad++ < 5)
+			TH_LOG("chunk %u of %llu bytes: 0x%llx 0x%llx, want 0x%llx 0x%llx",
+			       c, (unsigned long long)len,
+			       (unsigned long long)out[2 * c],
+			       (unsigned long long)out[2 * c + 1],
+			       (unsigned long long)h, (unsigned long long)bits);
+	}
+	return bad;
+}
+
+/*
+ * Random data with all-zero chunks (the plugin's case for skipping a chunk)
+ * and a short last chunk, src not page aligned, chunks from 8 bytes to
+ * 4 MiB and workgroups from 1 to 1024 work-items, partial last ones.
+ */
+TEST_F_TIMEOUT(cp, chunk_sums_match_plugin_checksum, 300)
+{
+	static const struct {
+		uint32_t chunk, wg;
+	} cfg[] = {
+		{ 64 * 1024, 64 },
+		{ KFDSIM_CHUNK_SUMS_MAX_CHUNK, 1 },
+		{ 8, 1024 },
+		{ KT_PAGE + 8, 3 },
+	};
+	const uint64_t size = 5 * KT_MIB + KT_PAGE + 24, soff = 8;
+	const uint32_t zero[] = { 0, 3, 17, 78 };	/* 64 KiB chunks */
+	struct kg_signal sig;
+	struct kg_bo src, out;
+	struct kg_queue q;
+	uint8_t *p;
+	uint32_t i, k, n;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, size + soff, KT_VRAM, 0, &src));
+	/* Enough for the 8-byte chunks: 16 bytes per 8 of source. */
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 2 * size + KT_PAGE,
+			       KT_GTT | KT_WRITABLE, 0, &out));
+	p = (uint8_t *)src.cpu + soff;
+	kt_fill(src.cpu, size + soff, 4242);
+	for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+		memset(p + zero[i] * 64 * 1024ULL, 0, 64 * 1024);
+	/* Zero but for the first byte: not an all-zero chunk. */
+	memset(p + 5 * 64 * 1024ULL, 0, 64 * 1024);
+	p[5 * 64 * 1024] = 1;
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+				  1024, &q));
+	for (k = 0; k < sizeof(cfg) / sizeof(cfg[0]); k++) {
+		n = cs_chunks(size, cfg[k].chunk);
+		memset(out.cpu, 0xa5, 2 * size + KT_PAGE);
+		ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
+		ASSERT_EQ(0, cs_dispatch(&q, src.va + soff, out.va, size,
+					 cfg[k].chunk, cfg[k].wg, sig.va));
+		ASSERT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS))
+			TH_LOG("chunk %u: signal %ld", cfg[k].chunk,
+			       (long)kg_signal_load(&sig));
+		/* One pair past the last chunk stays as it was. */
+		EXPECT_EQ(0, cs_check(_metadata, p, out.cpu, size,
+				      cfg[k].chunk, n, n + 1))
+			TH_LOG("chunk %u, workgroups of %u", cfg[k].chunk,
+			       cfg[k].wg);
+		if (cfg[k].chunk == 64 * 1024) {
+			uint64_t *o = out.cpu;
+
+			for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++) {
+				EXPECT_EQ(0, o[2 * zero[i] + 1]);
+				EXPECT_EQ(kp_sum_zeros(64 * 1024),
+					  o[2 * zero[i]]);
+			}
+			EXPECT_EQ(1, o[2 * 5 + 1]);
+			/* The last chunk: 4 KiB + 24 bytes. */
+			EXPECT_EQ(kp_sum_buf(p + 80 * 64 * 1024ULL,
+					     KT_PAGE + 24), o[2 * 80]);
+		}
+	}
+	EXPECT_EQ(0, kg_queue_free(&q));
+}
+
+/* All zero but the chunk's very last byte: the OR is not 0. */
+TEST_F(cp, chunk_sums_last_byte_makes_chunk_nonzero)
+{
+	const uint32_t chunk = 64 * 1024;
+	struct kg_signal sig;
+	struct kg_bo src, out;
+	struct kg_queue q;
+	uint8_t *p;
+	uint64_t *o;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 3 * chunk, KT_GTT, 0, &src));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &out, &q));
+	p = src.cpu;
+	o = out.cpu;
+	memset(p, 0, 3 * chunk);
+	p[2 * chunk - 1] = 0x80;
+	memset(o, 0xa5, KT_PAGE);
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
+	ASSERT_EQ(0, cs_dispatch(&q, src.va, out.va, 3 * chunk, chunk, 2,
+				 sig.va));
+	ASSERT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS));
+	EXPECT_EQ(0, o[1]);
+	EXPECT_EQ(0x80ULL << 56, o[3]);
+	EXPECT_EQ(0, o[5]);
+	EXPECT_EQ(kp_sum_zeros(chunk), o[0]);
+	EXPECT_EQ(kp_sum_zeros(chunk), o[4]);
+	EXPECT_NE(o[0], o[2]);
+	EXPECT_EQ(kp_sum_buf(p + chunk, chunk), o[2]);
+	EXPECT_EQ(0, cs_check(_metadata, p, o, 3 * chunk, chunk, 3, 4));
+}
+
+/*
+ * Bad arguments or a grid that is not one work-item per chunk stop a ROCr
+ * queue with "invalid code" in its inactive signal, as a bad kernarg of
+ * another kernel does; nothing is written and no fault is raised. The
+ * first case is valid and must complete.
+ */
+TEST_F(cp, chunk_sums_bad_kernargs_refused)
+{
+	static const char *const what[] = {
+		"valid", "size not a multiple of 8", "size 0", "chunk 0",
+		"chunk of 4 MiB + 8", "chunk not a multiple of 8", "pad not 0",
+		"src not 8-byte aligned", "out not 8-byte aligned",
+		"grid one work-item short", "grid one work-item too many",
+		"src + size wraps the address space",
+	};
+	const uint32_t chunk = 64 * 1024;
+	struct kfd_ioctl_create_event_args ev, fev;
+	struct kfdsim_args_chunk_sums args;
+	struct kfdsim_aql_dispatch pkt;
+	struct kg_signal done, inactive;
+	struct kg_bo src, out, box;
+	struct kg_queue q;
+	uint64_t *mb;
+	unsigned int k;
+	uint32_t n;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * chunk, KT_GTT, 0, &src));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &box));
+	mb = box.cpu;
+	kt_fill(src.cpu, 4 * chunk, 99);
+	ASSERT_EQ(0, kg_event_new(self->rt.e.kfd, KFD_IOC_EVENT_SIGNAL, true,
+				  0, &ev));
+	ASSERT_EQ(0, kg_event_new(self->rt.e.kfd, KFD_IOC_EVENT_MEMORY, false,
+				  0, &fev));
+	for (k = 0; k < sizeof(what) / sizeof(what[0]); k++) {
+		ASSERT_EQ(0, rocr_queue(&self->rt, ev.event_id, &box, &q,
+					&inactive, &done));
+		memset(out.cpu, 0, KT_PAGE);
+		args = (struct kfdsim_args_chunk_sums){
+			.src = src.va, .out = out.va, .size = 4 * chunk,
+			.chunk = chunk,
+		};
+		n = 4;		/* the grid size, when not the case */
+		switch (k) {
+		case 1: args.size -= 4; break;
+		case 2: args.size = 0; n = 1; break;
+		case 3: args.chunk = 0; n = 1; break;
+		case 4:
+			args.chunk = KFDSIM_CHUNK_SUMS_MAX_CHUNK + 8;
+			n = 1;
+			break;
+		case 5: args.chunk = 12; args.size = 48; break;
+		case 6: args.pad = 1; break;
+		case 7: args.src += 4; args.size -= 8; break;
+		case 8: args.out += 4; break;
+		case 9: n = 3; break;
+		case 10: n = 5; break;
+		case 11:
+			args.src = 0xffffffffffff0000ULL;
+			args.size = 2 * chunk;
+			n = 2;
+			break;
+		}
+		kg_dispatch_packet(&q, KFDSIM_KERNEL_CHUNK_SUMS, &args,
+				   sizeof(args), n, 1, done.va, &pkt);
+		ASSERT_EQ(0, kg_aql_submit(&q, &pkt));
+		if (!k) {
+			EXPECT_EQ(0, kg_signal_wait(&done, 0, KG_TIMEOUT_MS));
+			EXPECT_FALSE(kt_is_zero(out.cpu, 64));
+			EXPECT_EQ(0, kg_queue_free(&q));
+			continue;
+		}
+		EXPECT_EQ(KFD_IOC_WAIT_RESULT_COMPLETE,
+			  kg_wait1(self->rt.e.kfd, ev.event_id, KG_TIMEOUT_MS))
+			TH_LOG("%s", what[k]);
+		EXPECT_EQ(KFDSIM_AQL_ERROR_INVALID_CODE,
+			  kg_signal_load(&inactive)) TH_LOG("%s", what[k]);
+		EXPECT_EQ(ev.event_id, mb[0]) TH_LOG("%s", what[k]);
+		EXPECT_EQ(1, kg_signal_load(&done)) TH_LOG("%s", what[k]);
+		EXPECT_EQ(0, kg_queue_rptr(&q)) TH_LOG("%s", what[k]);
+		EXPECT_TRUE(kt_is_zero(out.cpu, KT_PAGE)) TH_LOG("%s", what[k]);
+		EXPECT_EQ(0, kg_queue_free(&q));
+	}
+	/* None of these is a page fault. */
+	EXPECT_EQ(KFD_IOC_WAIT_RESULT_TIMEOUT,
+		  kg_wait1(self->rt.e.kfd, fev.event_id, 0));
+}
+
+/*
+ * A source running into unmapped memory: a read fault at the first
+ * unmapped page, the queue stops, the chunks before it are written.
+ */
+TEST_F(cp, chunk_sums_unmapped_source_faults)
+{
+	struct kfd_ioctl_create_event_args ev;
+	struct kg_bo src, out;
+	struct kg_queue q;
+	uint64_t *o;
+
+	ASSERT_EQ(0, kg_event_new(self->rt.e.kfd, KFD_IOC_EVENT_MEMORY, false,
+				  0, &ev));
+	/* kg_bo_new() leaves an unmapped gap after the BO. */
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 2 * KT_PAGE, KT_GTT, 0, &src));
+	ASSERT_EQ(0, page_and_queue(&self->rt, &out, &q));
+	kt_fill(src.cpu, 2 * KT_PAGE, 5);
+	o = out.cpu;
+	memset(o, 0xa5, KT_PAGE);
+	ASSERT_EQ(0, cs_dispatch(&q, src.va, out.va, 4 * KT_PAGE, KT_PAGE, 1,
+				 0));
+	expect_fault(_metadata, &self->rt, ev.event_id, src.va + 2 * KT_PAGE,
+		     self->rt.ids[0], false);
+	EXPECT_EQ(0, kg_queue_rptr(&q));
+	EXPECT_EQ(0, cs_check(_metadata, src.cpu, o, 4 * KT_PAGE, KT_PAGE, 2,
+			      4));
+}
+
+/*
+ * 16 MiB in 256 chunks, evicted and restored over and over while it runs.
+ * Whenever the dispatch is frozen mid-way, the chunks before the saved
+ * progress are done and the others untouched (the kernel stops between
+ * chunks); the end result is the uninterrupted one.
+ */
+TEST_F_TIMEOUT(cp, chunk_sums_evicted_and_resumed, 300)
+{
+	const uint64_t size = 16 * KT_MIB;
+	const uint32_t chunk = 64 * 1024, n = 256;
+	struct kg_signal sig;
+	struct kg_bo src, out;
+	struct kg_qinfo qi;
+	struct kg_queue q;
+	pid_t pid = getpid();
+	int k = 0, mid = 0;
+	uint32_t i;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, size, KT_VRAM, 0, &src));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 16 * n, KT_VRAM | KT_WRITABLE, 0,
+			       &out));
+	kt_fill(src.cpu, size, 2025);
+	for (i = 0; i < n; i += 7)
+		memset((char *)src.cpu + (uint64_t)i * chunk, 0, chunk);
+	memset(out.cpu, 0xa5, 16 * n);
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+				  1024, &q));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
+	ASSERT_EQ(0, cs_dispatch(&q, src.va, out.va, size, chunk, 16, sig.va));
+	while (kg_signal_load(&sig) && k < 100) {
+		ASSERT_EQ(0, kg_evict(pid));
+		if (!kg_qinfo(pid, q.id, &qi) && !qi.rptr && qi.next_wg) {
+			/* Progress counts chunks for this kernel. */
+			EXPECT_LT(qi.next_wg, n);
+			EXPECT_EQ(0, qi.iteration);
+			EXPECT_EQ(0, cs_check(_metadata, src.cpu, out.cpu,
+					      size, chunk, qi.next_wg, n))
+				TH_LOG("frozen at chunk %u", qi.next_wg);
+			mid++;
+		}
+		ASSERT_EQ(0, kg_restore(pid));
+		kg_sleep_ms(2);
+		k++;
+	}
+	ASSERT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS));
+	TH_LOG("%d evictions, %d of them mid-dispatch", k, mid);
+	EXPECT_EQ(0, cs_check(_metadata, src.cpu, out.cpu, size, chunk, n, n));
 }
 
 TEST_HARNESS_MAIN

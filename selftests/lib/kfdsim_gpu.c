@@ -202,7 +202,7 @@ static void kg_write_descriptors(struct kg_queue *q)
 	struct kfdsim_kernel_descriptor *d;
 	uint32_t op;
 
-	for (op = KFDSIM_KERNEL_FILL_U32; op <= KFDSIM_KERNEL_LOOP; op++) {
+	for (op = KFDSIM_KERNEL_FILL_U32; op <= KG_KERNEL_LAST; op++) {
 		d = (void *)((char *)q->ctl.cpu + KG_CTL_DESC(op));
 		d->magic = KFDSIM_KERNEL_MAGIC;
 		d->version = KFDSIM_KERNEL_VERSION;
@@ -428,7 +428,7 @@ void kg_dispatch_packet(struct kg_queue *q, uint32_t op, const void *args,
 	pkt->grid_size_x = n;
 	pkt->grid_size_y = 1;
 	pkt->grid_size_z = 1;
-	pkt->kernel_object = op <= KFDSIM_KERNEL_LOOP ?
+	pkt->kernel_object = op <= KG_KERNEL_LAST ?
 			     q->ctl.va + KG_CTL_DESC(op) : 0;
 	pkt->kernarg_address = q->ctl.va + karg;
 	pkt->completion_signal = sig_va;

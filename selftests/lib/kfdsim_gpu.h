@@ -99,10 +99,13 @@ struct kg_queue {
 	uint64_t windex;	/* next write: AQL packets, SDMA bytes */
 };
 
+/* The highest enum kfdsim_kernel_op: every queue has a descriptor up to it. */
+#define KG_KERNEL_LAST		KFDSIM_KERNEL_CHUNK_SUMS
+
 /* Offsets inside a queue's ctl BO. */
 #define KG_CTL_RPTR		0
 #define KG_CTL_WPTR		8
-#define KG_CTL_DESC(op)		(256 + 64 * (op))	/* op 1..6 */
+#define KG_CTL_DESC(op)		(256 + 64 * (op))	/* op 1..KG_KERNEL_LAST */
 #define KG_CTL_KERNARG		4096		/* 64 B per ring slot */
 
 /* ---- runtime ---- */
