@@ -397,7 +397,7 @@ static int kfdsim_amdgpu_ring(const struct kfdsim_gpu *gpu, u32 ip_type,
 			return -EINVAL;
 		return KFDSIM_AMDGPU_SLOT_COMPUTE + ring;
 	default:
-		kfdsim_amdgpu_reject("IP type %u is not simulated; only compute (%u) and DMA (%u)\n",
+		kfdsim_amdgpu_reject("IP type %u is not simulated (compute %u, DMA %u)\n",
 				     ip_type, AMDGPU_HW_IP_COMPUTE,
 				     AMDGPU_HW_IP_DMA);
 		return -EINVAL;

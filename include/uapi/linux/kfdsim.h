@@ -356,11 +356,13 @@ struct kfdsim_args_loop {
  *   RELEASE_MEM     7 dwords; writes nothing, 32 or 64 bits of data
  *                   (DATA_SEL 0, 1, 2) to memory (DST_SEL 0 or 1)
  *   WRITE_DATA      control, address lo, address hi, data...; memory
- *                   destinations only (DST_SEL 1, 2 or 5)
+ *                   destinations only (DST_SEL 1, 2 or 5), a 4-byte
+ *                   aligned address
  *
  * Anything else (another opcode or packet type, a predicated packet, a
  * register outside the set, a field value the simulator does not know)
- * fails the submission with -EINVAL and a kernel log line naming it.
+ * fails the submission with -EINVAL and a kernel log line naming it, as
+ * does a GPU page fault of any packet (or of the IB fetch).
  *
  * Dispatch convention: the GPU has no shader cores, so a dispatch runs one
  * of the built-in kernels instead of machine code. COMPUTE_PGM_LO holds bits
