@@ -24,6 +24,7 @@
  *   kfdsim_vm.c      the per-process, per-GPU GPU page table
  *   kfdsim_cp.c      the command processor: queues, AQL packets, preemption
  *   kfdsim_sdma.c    the SDMA engine (KFD queues and DRM submissions)
+ *   kfdsim_pm4.c     the PM4 compute engine (DRM compute submissions)
  *   kfdsim_kernels.c the built-in compute kernels (kfdsim_f32.c: f32 add)
  *   kfdsim_debugfs.c live-object counters and preemption hooks for tests
  */
@@ -328,6 +329,30 @@ struct kfdsim_sdma_ctx {
 
 int kfdsim_sdma_exec(struct kfdsim_sdma_ctx *ctx, const u32 *dw, u32 ndw,
 		     struct kfdsim_fault *fault);
+
+/* ---- PM4 compute engine (kfdsim_pm4.c) ---- */
+
+/* The SH registers kept: COMPUTE_DISPATCH_INITIATOR to USER_DATA_15. */
+#define KFDSIM_PM4_REG_FIRST	0x2e00
+#define KFDSIM_PM4_NUM_REGS	0x50
+
+/**
+ * struct kfdsim_pm4_ctx - what PM4 packets execute against
+ * @vm: the address space
+ * @regs: the compute SH registers from KFDSIM_PM4_REG_FIRST; zero at the
+ *        start of a submission
+ * @dispatches: DISPATCH_DIRECT packets that ran a kernel
+ * @why: when a packet is refused (-ENOEXEC), the reason, for the log
+ */
+struct kfdsim_pm4_ctx {
+	struct kfdsim_vm *vm;
+	u32 regs[KFDSIM_PM4_NUM_REGS];
+	u64 dispatches;
+	char why[128];
+};
+
+int kfdsim_pm4_exec(struct kfdsim_pm4_ctx *ctx, const u32 *dw, u32 ndw,
+		    struct kfdsim_fault *fault);
 
 /* ---- the command processor (kfdsim_cp.c) ---- */
 

@@ -2,7 +2,8 @@
 /*
  * The amdgpu DRM uAPI on the render nodes: the subset libdrm_amdgpu needs to
  * open a device, query it, allocate and import buffers, map them into a GPU
- * VM and submit SDMA work, which is how AMD's CRIU plugin moves BO contents.
+ * VM and submit SDMA work, which is how AMD's CRIU plugin moves BO contents,
+ * or compute work (PM4 dispatches of the built-in kernels).
  *
  * This file has the ioctl table, the per-file state and the INFO queries.
  * The answers describe the same gfx906 board the KFD topology describes.
@@ -51,6 +52,12 @@
 #define AI_SDMA_IP_DISCOVERY	((4 << 16) | (2 << 8))
 #define AI_SDMA_IB_START_ALIGN	256
 #define AI_SDMA_IB_SIZE_ALIGN	4
+/* GC 9.4.0, driven by amdgpu's gfx_v9_0 IP block (version 9.0). */
+#define AI_GFX_IP_MAJOR		9
+#define AI_GFX_IP_MINOR		0
+#define AI_GFX_IP_DISCOVERY	((9 << 16) | (4 << 8))
+#define AI_COMPUTE_IB_START_ALIGN	32
+#define AI_COMPUTE_IB_SIZE_ALIGN	32
 #define AI_MAX_MMR_REGS		128
 /* amdgpu's AMDGPU_GFX_MAX_SE and AMDGPU_GFX_MAX_SH_PER_SE */
 #define AI_MAX_SE		4
@@ -174,7 +181,11 @@ static void kfdsim_amdgpu_dev_info(const struct kfdsim_gpu *gpu,
 	/* No upper half of the address space: high_va_* stay 0. */
 }
 
-/* As amdgpu: an IP the GPU lacks has no rings, which is not an error. */
+/*
+ * As amdgpu: an IP the GPU lacks has no rings, which is not an error. The
+ * compute ring belongs to the GFX block (whose own GFX ring is not
+ * simulated); amdgpu reports the block's version for both.
+ */
 static int kfdsim_amdgpu_hw_ip_info(const struct kfdsim_gpu *gpu,
 				    const struct drm_amdgpu_info *info,
 				    struct drm_amdgpu_info_hw_ip *ip)
@@ -184,14 +195,25 @@ static int kfdsim_amdgpu_hw_ip_info(const struct kfdsim_gpu *gpu,
 	if (info->query_hw_ip.type >= AMDGPU_HW_IP_NUM ||
 	    info->query_hw_ip.ip_instance >= AMDGPU_HW_IP_INSTANCE_MAX_COUNT)
 		return -EINVAL;
-	if (info->query_hw_ip.type != AMDGPU_HW_IP_DMA)
-		return 0;
-	ip->hw_ip_version_major = AI_SDMA_IP_MAJOR;
-	ip->hw_ip_version_minor = AI_SDMA_IP_MINOR;
-	ip->ip_discovery_version = AI_SDMA_IP_DISCOVERY;
-	ip->ib_start_alignment = AI_SDMA_IB_START_ALIGN;
-	ip->ib_size_alignment = AI_SDMA_IB_SIZE_ALIGN;
-	ip->available_rings = GENMASK(min(rings, 32U) - 1, 0);
+	switch (info->query_hw_ip.type) {
+	case AMDGPU_HW_IP_DMA:
+		ip->hw_ip_version_major = AI_SDMA_IP_MAJOR;
+		ip->hw_ip_version_minor = AI_SDMA_IP_MINOR;
+		ip->ip_discovery_version = AI_SDMA_IP_DISCOVERY;
+		ip->ib_start_alignment = AI_SDMA_IB_START_ALIGN;
+		ip->ib_size_alignment = AI_SDMA_IB_SIZE_ALIGN;
+		ip->available_rings = GENMASK(min(rings, 32U) - 1, 0);
+		break;
+	case AMDGPU_HW_IP_COMPUTE:
+		ip->hw_ip_version_major = AI_GFX_IP_MAJOR;
+		ip->hw_ip_version_minor = AI_GFX_IP_MINOR;
+		ip->ip_discovery_version = AI_GFX_IP_DISCOVERY;
+		ip->ib_start_alignment = AI_COMPUTE_IB_START_ALIGN;
+		ip->ib_size_alignment = AI_COMPUTE_IB_SIZE_ALIGN;
+		ip->available_rings = GENMASK(KFDSIM_AMDGPU_COMPUTE_RINGS - 1,
+					      0);
+		break;
+	}
 	return 0;
 }
 
@@ -311,8 +333,12 @@ static int kfdsim_amdgpu_info(struct drm_device *drm, void *data,
 			ret = -EINVAL;
 			goto out;
 		}
-		/* one SDMA block driving every engine, nothing else */
-		r->ui32 = info->query_hw_ip.type == AMDGPU_HW_IP_DMA;
+		/*
+		 * One SDMA block driving every engine and the GFX block
+		 * behind the compute ring; nothing else.
+		 */
+		r->ui32 = info->query_hw_ip.type == AMDGPU_HW_IP_DMA ||
+			  info->query_hw_ip.type == AMDGPU_HW_IP_COMPUTE;
 		len = sizeof(r->ui32);
 		break;
 	case AMDGPU_INFO_FW_VERSION:

@@ -4,7 +4,8 @@
  *
  *   kfdsim_amdgpu.c      ioctl table, per-file state, INFO queries
  *   kfdsim_amdgpu_mem.c  GEM buffers, PRIME import, the file's GPU VM
- *   kfdsim_amdgpu_cs.c   contexts, BO lists, command submission, fences
+ *   kfdsim_amdgpu_cs.c   contexts, BO lists, command submission (SDMA and
+ *                        compute rings), fences
  *
  * Layouts and numbers come from <drm/amdgpu_drm.h>, the kernel's copy of the
  * uAPI libdrm_amdgpu is built against.
@@ -42,6 +43,8 @@ extern const struct drm_ioctl_desc
 
 /* SDMA rings a context can address (libdrm's AMDGPU_CS_MAX_RINGS). */
 #define KFDSIM_AMDGPU_MAX_RINGS		8
+/* Compute rings of every GPU (the PM4 engine of kfdsim_pm4.c). */
+#define KFDSIM_AMDGPU_COMPUTE_RINGS	1
 
 /**
  * struct kfdsim_amdgpu_file - the amdgpu state of one render-node file

@@ -2,15 +2,19 @@
 /*
  * amdgpu uAPI: contexts, BO lists, command submission and fences.
  *
- * Only the DMA IP exists: one ring per simulated SDMA engine. CS fetches
- * each indirect buffer through the file's GPU VM (the KFD process's VM once
- * KFD has bound the file) and runs its packets on the simulated SDMA engine
- * (kfdsim_sdma_exec(), the one KFD SDMA queues use) before the ioctl
- * returns. A submission that completes gets the next sequence number of its
- * context and ring. GPU page faults do not stop it: as on gfx9 with retry
- * faults off, the fault is logged, reads of an unmapped page give zeros and
- * writes to it are dropped. One that fails (a packet the engine refuses, a
- * truncated packet) returns the error and consumes no sequence number,
+ * Two IPs exist: DMA, one ring per simulated SDMA engine, and compute, one
+ * ring. CS fetches each indirect buffer through the file's GPU VM (the KFD
+ * process's VM once KFD has bound the file) and runs its packets before
+ * the ioctl returns: SDMA packets on the simulated SDMA engine
+ * (kfdsim_sdma_exec(), the one KFD SDMA queues use), PM4 packets on the
+ * PM4 compute engine (kfdsim_pm4_exec(), whose dispatches run the built-in
+ * kernels). A submission that completes gets the next sequence number of
+ * its context and ring. On an SDMA ring GPU page faults do not stop it: as
+ * on gfx9 with retry faults off, the fault is logged, reads of an unmapped
+ * page give zeros and writes to it are dropped. On the compute ring a
+ * fault stops the submission, since a dispatch cannot go on past one. One
+ * that fails (a packet the engine refuses, a truncated packet, a fault on
+ * the compute ring) returns the error and consumes no sequence number,
  * after whatever packets before the bad one did. Fence waits therefore
  * never block: every sequence number handed out has signalled.
  *
@@ -48,16 +52,26 @@
 #define KFDSIM_AMDGPU_MAX_IB_DWORDS	0xfffff
 /* The SDMA IB packet takes a 32-byte aligned base: lower bits are dropped. */
 #define KFDSIM_AMDGPU_IB_BASE_ALIGN	32
+/* The PM4 INDIRECT_BUFFER packet takes a dword-aligned base. */
+#define KFDSIM_AMDGPU_PM4_IB_ALIGN	4
+
+/*
+ * A context keeps a sequence number per ring, in slots: the SDMA rings
+ * first, then the compute ring.
+ */
+#define KFDSIM_AMDGPU_SLOT_COMPUTE	KFDSIM_AMDGPU_MAX_RINGS
+#define KFDSIM_AMDGPU_RING_SLOTS	(KFDSIM_AMDGPU_MAX_RINGS + \
+					 KFDSIM_AMDGPU_COMPUTE_RINGS)
 
 /**
  * struct kfdsim_amdgpu_ctx - a submission context
  * @ref: held by the file's context table and by submissions in flight
- * @seq: per SDMA ring, the sequence number of the last submission
+ * @seq: per ring slot, the sequence number of the last submission
  * @pstate: the stable power state last set (recorded only)
  */
 struct kfdsim_amdgpu_ctx {
 	struct kref ref;
-	u64 seq[KFDSIM_AMDGPU_MAX_RINGS];
+	u64 seq[KFDSIM_AMDGPU_RING_SLOTS];
 	u32 pstate;
 };
 
@@ -355,6 +369,8 @@ int kfdsim_amdgpu_bo_list(struct drm_device *drm, void *data,
  * @fence: the user fence BO (a reference is held), or NULL
  * @fence_offset: byte offset in @fence of the 64-bit fence value
  * @bo_handles: a BO_HANDLES chunk was given
+ * @slot: the ring slot every IB runs on
+ * @pm4: the compute ring's state, shared by the IBs of the submission
  */
 struct kfdsim_amdgpu_job {
 	struct drm_amdgpu_cs_chunk_ib ibs[KFDSIM_AMDGPU_MAX_IBS];
@@ -362,21 +378,35 @@ struct kfdsim_amdgpu_job {
 	struct drm_gem_object *fence;
 	u32 fence_offset;
 	bool bo_handles;
+	u32 slot;
+	struct kfdsim_pm4_ctx pm4;
 };
 
-/* The DMA ring (ip_type, ip_instance, ring) names, or -EINVAL. */
+/* The slot of the ring (ip_type, ip_instance, ring) names, or -EINVAL. */
 static int kfdsim_amdgpu_ring(const struct kfdsim_gpu *gpu, u32 ip_type,
 			      u32 ip_instance, u32 ring)
 {
-	if (ip_type != AMDGPU_HW_IP_DMA) {
-		kfdsim_amdgpu_reject("IP type %u is not simulated; only DMA (%u)\n",
-				     ip_type, AMDGPU_HW_IP_DMA);
+	switch (ip_type) {
+	case AMDGPU_HW_IP_DMA:
+		if (ip_instance || ring >= gpu->asic->num_sdma_engines ||
+		    ring >= KFDSIM_AMDGPU_MAX_RINGS)
+			return -EINVAL;
+		return ring;
+	case AMDGPU_HW_IP_COMPUTE:
+		if (ip_instance || ring >= KFDSIM_AMDGPU_COMPUTE_RINGS)
+			return -EINVAL;
+		return KFDSIM_AMDGPU_SLOT_COMPUTE + ring;
+	default:
+		kfdsim_amdgpu_reject("IP type %u is not simulated (compute %u, DMA %u)\n",
+				     ip_type, AMDGPU_HW_IP_COMPUTE,
+				     AMDGPU_HW_IP_DMA);
 		return -EINVAL;
 	}
-	if (ip_instance || ring >= gpu->asic->num_sdma_engines ||
-	    ring >= KFDSIM_AMDGPU_MAX_RINGS)
-		return -EINVAL;
-	return ring;
+}
+
+static bool kfdsim_amdgpu_slot_is_compute(u32 slot)
+{
+	return slot >= KFDSIM_AMDGPU_SLOT_COMPUTE;
 }
 
 /*
@@ -418,8 +448,9 @@ static int kfdsim_amdgpu_chunk_ib(struct kfdsim_amdgpu_file *af,
 	/*
 	 * As amdgpu: the flags and the padding are not checked. Of the
 	 * defined flags only GFX rings act on CE, PREEMPT, the cache and GDS
-	 * bits; an SDMA ring has no memory-sync packet (EMIT_MEM_SYNC) and
-	 * SECURE needs TMZ, which gfx906 lacks. PREAMBLE is not skipped (see
+	 * bits; an SDMA ring has no memory-sync packet (EMIT_MEM_SYNC), the
+	 * compute ring's memory is always coherent, and SECURE needs TMZ,
+	 * which gfx906 lacks. PREAMBLE is not skipped (see
 	 * Documentation/upstream-differences.rst).
 	 */
 	ring = kfdsim_amdgpu_ring(af->gpu, ib->ip_type, ib->ip_instance,
@@ -427,9 +458,18 @@ static int kfdsim_amdgpu_chunk_ib(struct kfdsim_amdgpu_file *af,
 	if (ring < 0)
 		return ring;
 	/* One job runs on one ring (no gang submission). */
-	if (job->nr_ibs && ib->ring != job->ibs[0].ring) {
-		kfdsim_amdgpu_reject("CS: IBs on SDMA rings %u and %u in one submission\n",
-				     job->ibs[0].ring, ib->ring);
+	if (job->nr_ibs && ring != job->slot) {
+		kfdsim_amdgpu_reject("CS: IBs on rings (%u, %u) and (%u, %u) in one submission\n",
+				     job->ibs[0].ip_type, job->ibs[0].ring,
+				     ib->ip_type, ib->ring);
+		return -EINVAL;
+	}
+	job->slot = ring;
+	/* amdgpu WARNs and feeds the low bits to the CP as its swap field. */
+	if (kfdsim_amdgpu_slot_is_compute(ring) &&
+	    !IS_ALIGNED(ib->va_start, KFDSIM_AMDGPU_PM4_IB_ALIGN)) {
+		kfdsim_amdgpu_reject("CS: compute IB at 0x%llx is not dword aligned\n",
+				     ib->va_start);
 		return -EINVAL;
 	}
 	if (ib->ib_bytes / sizeof(u32) > KFDSIM_AMDGPU_MAX_IB_DWORDS) {
@@ -588,6 +628,13 @@ static int kfdsim_amdgpu_cs_parse(struct drm_file *file,
 		kfdsim_amdgpu_reject("CS: no IB\n");
 		return -EINVAL;
 	}
+	/* The compute ring writes the 64-bit fence with one RELEASE_MEM. */
+	if (job->fence && kfdsim_amdgpu_slot_is_compute(job->slot) &&
+	    !IS_ALIGNED(job->fence_offset, sizeof(u64))) {
+		kfdsim_amdgpu_reject("CS: compute user fence at offset %u is not 8-byte aligned\n",
+				     job->fence_offset);
+		return -EINVAL;
+	}
 	/* As amdgpu: a BO list or inline BO handles, not both. */
 	if (in->bo_list_handle && job->bo_handles)
 		return -EINVAL;
@@ -636,6 +683,19 @@ static void kfdsim_amdgpu_log_faults(const struct kfdsim_amdgpu_faults *f,
 }
 
 /*
+ * A fault on the compute ring stops the submission: one line naming the
+ * address, and the IB dword of the packet (@where), or "IB fetch".
+ */
+static void kfdsim_amdgpu_log_pm4_fault(const struct kfdsim_fault *f,
+					const char *where)
+{
+	pr_info_ratelimited("amdgpu: pid %d: [gfxhub] page fault on compute ring 0 at address 0x%llx (%s%s), %s: submission stopped\n",
+			    task_tgid_nr(current), f->va,
+			    f->write ? "write" : "read",
+			    f->read_only ? " to a read-only page" : "", where);
+}
+
+/*
  * Fetch @ndw dwords of IB from @va page by page; an unmapped page reads as
  * zeros (NOPs), as the engine fetching through a faulting VM does.
  */
@@ -659,8 +719,40 @@ static void kfdsim_amdgpu_fetch_ib(struct kfdsim_amdgpu_file *af, u64 va,
 	}
 }
 
-/* Run one IB on the SDMA engine, against the file's VM. */
+/* Run the PM4 packets of one fetched IB on the compute ring. */
+static int kfdsim_amdgpu_run_pm4(struct kfdsim_pm4_ctx *pm4, const u32 *dw,
+				 u32 ndw)
+{
+	struct kfdsim_fault fault;
+	char where[32];
+	u32 pos;
+	int n;
+
+	for (pos = 0; pos < ndw; pos += n) {
+		n = kfdsim_pm4_exec(pm4, dw + pos, ndw - pos, &fault);
+		if (n == -ENOEXEC) {
+			kfdsim_amdgpu_reject("CS: PM4 packet 0x%08x at IB dword %u refused: %s\n",
+					     dw[pos], pos, pm4->why);
+			return -EINVAL;
+		}
+		if (n == -EFAULT) {
+			snprintf(where, sizeof(where), "packet at IB dword %u",
+				 pos);
+			kfdsim_amdgpu_log_pm4_fault(&fault, where);
+			return -EINVAL;
+		}
+		if (n < 0)
+			return n;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Run one IB on its ring's engine, against the file's VM. */
 static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
+				struct kfdsim_amdgpu_job *job,
 				const struct drm_amdgpu_cs_chunk_ib *ib)
 {
 	struct kfdsim_amdgpu_faults faults = {};
@@ -669,6 +761,7 @@ static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
 		.fault = kfdsim_amdgpu_fault,
 		.priv = &faults,
 	};
+	bool compute = kfdsim_amdgpu_slot_is_compute(job->slot);
 	u32 ndw = ib->ib_bytes / sizeof(u32);
 	struct kfdsim_fault fault;
 	u32 pos, *dw;
@@ -680,9 +773,23 @@ static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
 	dw = kvmalloc_array(ndw, sizeof(u32), GFP_KERNEL);
 	if (!dw)
 		return -ENOMEM;
-	kfdsim_amdgpu_fetch_ib(af, round_down(ib->va_start,
-					      KFDSIM_AMDGPU_IB_BASE_ALIGN),
+	kfdsim_amdgpu_fetch_ib(af, compute ? ib->va_start :
+			       round_down(ib->va_start,
+					  KFDSIM_AMDGPU_IB_BASE_ALIGN),
 			       dw, ndw, &faults);
+
+	if (compute) {
+		job->pm4.vm = &af->vm;
+		if (faults.count) {
+			/* The CP fetching the IB faulted: nothing runs. */
+			kfdsim_amdgpu_log_pm4_fault(&faults.first, "IB fetch");
+			ret = -EINVAL;
+		} else {
+			ret = kfdsim_amdgpu_run_pm4(&job->pm4, dw, ndw);
+		}
+		kvfree(dw);
+		return ret;
+	}
 
 	for (pos = 0; pos < ndw; pos += n) {
 		n = kfdsim_sdma_exec(&sdma, dw + pos, ndw - pos, &fault);
@@ -754,7 +861,7 @@ int kfdsim_amdgpu_cs(struct drm_device *drm, void *data,
 	union drm_amdgpu_cs *cs = data;
 	struct kfdsim_amdgpu_ctx *ctx = NULL;
 	struct kfdsim_amdgpu_job *job;
-	u32 i, ring;
+	u32 i;
 	u64 seq;
 	int ret;
 
@@ -781,13 +888,12 @@ int kfdsim_amdgpu_cs(struct drm_device *drm, void *data,
 	}
 
 	for (i = 0; i < job->nr_ibs && !ret; i++)
-		ret = kfdsim_amdgpu_run_ib(af, &job->ibs[i]);
+		ret = kfdsim_amdgpu_run_ib(af, job, &job->ibs[i]);
 	if (ret)
 		goto out;
 
-	ring = job->ibs[0].ring;
 	mutex_lock(&af->lock);
-	seq = ++ctx->seq[ring];
+	seq = ++ctx->seq[job->slot];
 	mutex_unlock(&af->lock);
 	if (job->fence)
 		kfdsim_amdgpu_write_fence(job, seq);

@@ -2,8 +2,8 @@
 /*
  * The amdgpu uAPI of the render nodes, driven by Debian's libdrm_amdgpu:
  * device initialisation and the values it reports (checked against the KFD
- * topology), buffers, PRIME import of KFD BOs, the GPU VM, SDMA command
- * submission with fences, and the requests that must fail.
+ * topology), buffers, PRIME import of KFD BOs, the GPU VM, SDMA and compute
+ * (PM4) command submission with fences, and the requests that must fail.
  *
  * Every test runs in its own process (the harness forks), so libdrm's
  * per-process device list starts empty; each test checks at its end that
@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <libdrm/amdgpu.h>
 #include <libdrm/amdgpu_drm.h>
@@ -90,20 +92,20 @@ static uint32_t ib_copy(uint32_t *ib, uint64_t dst, uint64_t src,
 }
 
 /*
- * Submit the @ndw dwords at GPU VA @ib_va on SDMA ring @ring with a BO
- * list of @bos and the user fence in @ib, then wait for the fence.
+ * Submit the @ndw dwords at GPU VA @ib_va on ring @ring of IP @ip with a
+ * BO list of @bos and the user fence in @ib, then wait for the fence.
  * Returns 0 or the first error; *seq gets the fence's sequence number.
  */
-static int submit_va(struct ad *a, struct abo *ib, uint64_t ib_va,
-		     uint32_t ndw, uint32_t ring, amdgpu_bo_handle *bos,
-		     uint32_t nbos, uint64_t *seq)
+static int submit_ip(struct ad *a, struct abo *ib, uint64_t ib_va,
+		     uint32_t ndw, uint32_t ip, uint32_t ring,
+		     amdgpu_bo_handle *bos, uint32_t nbos, uint64_t *seq)
 {
 	struct amdgpu_cs_ib_info info = {
 		.ib_mc_address = ib_va,
 		.size = ndw,
 	};
 	struct amdgpu_cs_request req = {
-		.ip_type = AMDGPU_HW_IP_DMA,
+		.ip_type = ip,
 		.ring = ring,
 		.number_of_ibs = 1,
 		.ibs = &info,
@@ -111,7 +113,7 @@ static int submit_va(struct ad *a, struct abo *ib, uint64_t ib_va,
 	};
 	struct amdgpu_cs_fence fence = {
 		.context = a->ctx,
-		.ip_type = AMDGPU_HW_IP_DMA,
+		.ip_type = ip,
 		.ring = ring,
 	};
 	amdgpu_bo_list_handle list = NULL;
@@ -137,6 +139,15 @@ static int submit_va(struct ad *a, struct abo *ib, uint64_t ib_va,
 	if (list)
 		amdgpu_bo_list_destroy(list);
 	return ret;
+}
+
+/* An SDMA IB at @ib_va. */
+static int submit_va(struct ad *a, struct abo *ib, uint64_t ib_va,
+		     uint32_t ndw, uint32_t ring, amdgpu_bo_handle *bos,
+		     uint32_t nbos, uint64_t *seq)
+{
+	return submit_ip(a, ib, ib_va, ndw, AMDGPU_HW_IP_DMA, ring, bos, nbos,
+			 seq);
 }
 
 /* The IB at the start of @ib. */
@@ -269,7 +280,10 @@ TEST_F(libdrm, init_matches_topology)
 		EXPECT_LE(ap[j].gpuvm_base, start);
 		EXPECT_EQ(ap[j].gpuvm_limit + 1, end);
 
-		/* One SDMA block with a ring per engine; no GFX, no compute. */
+		/*
+		 * One SDMA block with a ring per engine, one compute ring of
+		 * the gfx9 block; no GFX ring.
+		 */
 		ASSERT_EQ(0, amdgpu_query_hw_ip_count(a.dev, AMDGPU_HW_IP_DMA,
 						      &count));
 		EXPECT_EQ(1, count);
@@ -279,12 +293,23 @@ TEST_F(libdrm, init_matches_topology)
 		ASSERT_EQ(0, amdgpu_query_hw_ip_count(a.dev,
 						      AMDGPU_HW_IP_COMPUTE,
 						      &count));
-		EXPECT_EQ(0, count);
+		EXPECT_EQ(1, count);
 		ASSERT_EQ(0, amdgpu_query_hw_ip_info(a.dev, AMDGPU_HW_IP_DMA, 0,
 						     &ip));
 		EXPECT_EQ((1u << prop(&node, "num_sdma_engines")) - 1,
 			  ip.available_rings);
 		EXPECT_EQ(4, ip.hw_ip_version_major);
+		EXPECT_EQ(256, ip.ib_start_alignment);
+		EXPECT_EQ(4, ip.ib_size_alignment);
+		/* what amdgpu reports for Vega20's compute rings */
+		ASSERT_EQ(0, amdgpu_query_hw_ip_info(a.dev,
+						     AMDGPU_HW_IP_COMPUTE, 0,
+						     &ip));
+		EXPECT_EQ(1, ip.available_rings);
+		EXPECT_EQ(9, ip.hw_ip_version_major);
+		EXPECT_EQ(0, ip.hw_ip_version_minor);
+		EXPECT_EQ(32, ip.ib_start_alignment);
+		EXPECT_EQ(32, ip.ib_size_alignment);
 		ASSERT_EQ(0, amdgpu_query_hw_ip_info(a.dev, AMDGPU_HW_IP_GFX, 0,
 						     &ip));
 		EXPECT_EQ(0, ip.available_rings);
@@ -681,11 +706,16 @@ TEST_F(vm, bad_submissions)
 	memset(ib, 0, 8 * sizeof(*ib));
 	info.size = 8;
 
-	/* No GFX or compute engine; no third SDMA ring. */
+	/* No GFX engine, no second compute ring, no third SDMA ring. */
 	req.ip_type = AMDGPU_HW_IP_GFX;
 	EXPECT_EQ(-EINVAL, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
 	req.ip_type = AMDGPU_HW_IP_COMPUTE;
+	req.ring = 1;
 	EXPECT_EQ(-EINVAL, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
+	req.ring = 0;
+	req.ip_instance = 1;
+	EXPECT_EQ(-EINVAL, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
+	req.ip_instance = 0;
 	req.ip_type = AMDGPU_HW_IP_DMA;
 	req.ring = 2;
 	EXPECT_EQ(-EINVAL, amdgpu_cs_submit(self->a.ctx, 0, &req, 1));
@@ -1226,6 +1256,592 @@ TEST_F(libdrm, import_two_exports_of_one_bo)
 	ad_close(&a);
 	EXPECT_EQ(0, kt_free(e.kfd, handle));
 	kt_env_close(&e);
+	KT_EXPECT_COUNTERS_BACK();
+}
+
+/* ---- the compute ring: PM4 dispatches of the built-in kernels ---- */
+
+/*
+ * The compute fixture's IB BO: the IB at 0, a kernel descriptor (256-byte
+ * aligned, as COMPUTE_PGM_LO/HI require), its kernarg, and a page that
+ * WRITE_DATA and RELEASE_MEM write to.
+ */
+#define CP_DESC_OFF	(16 * KT_PAGE)
+#define CP_ARGS_OFF	(CP_DESC_OFF + 256)
+#define CP_MEM_OFF	(CP_DESC_OFF + KT_PAGE)
+#define CP_PKT(op, ndw)	(KFDSIM_PM4_TYPE3_HDR(op, ndw) |		\
+			 KFDSIM_PM4_SHADER_TYPE_COMPUTE)
+#define CP_INIT		KFDSIM_PM4_DISPATCH_COMPUTE_SHADER_EN
+/* Never mapped in a render-node file's VM. */
+#define CP_UNMAPPED	(1ULL << 46)
+
+/* SET_SH_REG of @n registers from @reg; dwords used. */
+static uint32_t pm4_set_sh(uint32_t *ib, uint32_t reg, const uint32_t *v,
+			   uint32_t n)
+{
+	uint32_t i;
+
+	ib[0] = CP_PKT(KFDSIM_PM4_OP_SET_SH_REG, n + 1);
+	ib[1] = reg - KFDSIM_PM4_SH_REG_BASE;
+	for (i = 0; i < n; i++)
+		ib[2 + i] = v[i];
+	return n + 2;
+}
+
+/*
+ * The registers of a dispatch of the descriptor at @desc with kernarg
+ * @args and workgroups of @nt work-items, then DISPATCH_DIRECT of @dim
+ * with @init; dwords used.
+ */
+static uint32_t pm4_dispatch(uint32_t *ib, uint64_t desc, uint64_t args,
+			     const uint32_t nt[3], const uint32_t dim[3],
+			     uint32_t init)
+{
+	uint32_t v[2], n = 0;
+
+	v[0] = (uint32_t)(desc >> KFDSIM_PM4_PGM_SHIFT);
+	v[1] = (uint32_t)(desc >> (32 + KFDSIM_PM4_PGM_SHIFT));
+	n += pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_PGM_LO, v, 2);
+	v[0] = (uint32_t)args;
+	v[1] = (uint32_t)(args >> 32);
+	n += pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_USER_DATA_0, v, 2);
+	n += pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_NUM_THREAD_X, nt, 3);
+	ib[n++] = CP_PKT(KFDSIM_PM4_OP_DISPATCH_DIRECT,
+			 KFDSIM_PM4_DISPATCH_DIRECT_NDW);
+	ib[n++] = dim[0];
+	ib[n++] = dim[1];
+	ib[n++] = dim[2];
+	ib[n++] = init;
+	return n;
+}
+
+/* WRITE_DATA of @n dwords to memory at @va, with control bits @ctl. */
+static uint32_t pm4_write_data(uint32_t *ib, uint64_t va, uint32_t ctl,
+			       const uint32_t *data, uint32_t n)
+{
+	uint32_t i;
+
+	ib[0] = CP_PKT(KFDSIM_PM4_OP_WRITE_DATA,
+		       KFDSIM_PM4_WRITE_DATA_HDR_NDW + n);
+	ib[1] = ctl;
+	ib[2] = (uint32_t)va;
+	ib[3] = (uint32_t)(va >> 32);
+	for (i = 0; i < n; i++)
+		ib[4 + i] = data[i];
+	return KFDSIM_PM4_WRITE_DATA_HDR_NDW + n + 1;
+}
+
+#define CP_WRITE_MEM	(KFDSIM_PM4_WRITE_DATA_DST_MEM <<		\
+			 KFDSIM_PM4_WRITE_DATA_DST_SEL_SHIFT |		\
+			 KFDSIM_PM4_WRITE_DATA_WR_CONFIRM)
+
+/* RELEASE_MEM of an end-of-pipe event writing @value as @data_sel says. */
+static uint32_t pm4_release_mem(uint32_t *ib, uint64_t va, uint64_t value,
+				uint32_t data_sel)
+{
+	ib[0] = CP_PKT(KFDSIM_PM4_OP_RELEASE_MEM, KFDSIM_PM4_RELEASE_MEM_NDW);
+	ib[1] = 0x14 | 5 << 8;	/* CACHE_FLUSH_AND_INV_TS_EVENT, index 5 */
+	ib[2] = data_sel << KFDSIM_PM4_RELEASE_DATA_SEL_SHIFT |
+		2 << KFDSIM_PM4_RELEASE_INT_SEL_SHIFT;
+	ib[3] = (uint32_t)va;
+	ib[4] = (uint32_t)(va >> 32);
+	ib[5] = (uint32_t)value;
+	ib[6] = (uint32_t)(value >> 32);
+	ib[7] = 0;
+	return 8;
+}
+
+/* Pad to the compute ring's 32-byte IB size with one-dword NOPs. */
+static uint32_t pm4_pad(uint32_t *ib, uint32_t n)
+{
+	while (n % 8)
+		ib[n++] = KFDSIM_PM4_NOP_1DW;
+	return n;
+}
+
+FIXTURE(compute) {
+	struct kt_env e;
+	struct ad a;
+	struct abo ib;
+	struct kt_props base;
+	char msg[512];
+};
+
+FIXTURE_SETUP(compute)
+{
+	ASSERT_EQ(0, kt_counters(&self->base, self->msg, sizeof(self->msg)));
+	ASSERT_EQ(0, kt_env_open(&self->e, true));
+	ASSERT_EQ(0, ad_open(self->e.gpu[0].render_minor, &self->a));
+	ASSERT_EQ(0, abo_alloc(self->a.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT,
+			       &self->ib));
+}
+
+FIXTURE_TEARDOWN(compute)
+{
+	abo_free(&self->ib);
+	ad_close(&self->a);
+	kt_env_close(&self->e);
+}
+
+/* Put a kfdsim kernel descriptor of @op in the IB BO; its GPU VA. */
+static uint64_t cp_desc(struct abo *ib, uint32_t op)
+{
+	struct kfdsim_kernel_descriptor d = {
+		.magic = KFDSIM_KERNEL_MAGIC,
+		.version = KFDSIM_KERNEL_VERSION,
+		.opcode = op,
+	};
+
+	memcpy((char *)ib->cpu + CP_DESC_OFF, &d, sizeof(d));
+	return ib->va + CP_DESC_OFF;
+}
+
+/* FILL_U32 arguments in the IB BO; their GPU VA. */
+static uint64_t cp_fill_args(struct abo *ib, uint64_t dst, uint32_t value)
+{
+	struct kfdsim_args_fill f = { .dst = dst, .value = value };
+
+	memcpy((char *)ib->cpu + CP_ARGS_OFF, &f, sizeof(f));
+	return ib->va + CP_ARGS_OFF;
+}
+
+/* Run the @n dwords at the start of the IB BO on the compute ring. */
+static int cp_run(struct ad *a, struct abo *ib, uint32_t n, uint64_t *seq)
+{
+	return submit_ip(a, ib, ib->va, n, AMDGPU_HW_IP_COMPUTE, 0, NULL, 0,
+			 seq);
+}
+
+/* Is u32 element i of @p @value for every i in [@from, @to)? */
+static bool cp_all(const void *p, size_t from, size_t to, uint32_t value)
+{
+	const uint32_t *u = p;
+	size_t i;
+
+	for (i = from; i < to; i++)
+		if (u[i] != value)
+			return false;
+	return true;
+}
+
+/*
+ * The plugin's path: a KFD VRAM BO exported as a dma-buf, imported into
+ * libdrm on a file of its own, filled by FILL_U32 dispatched on the
+ * compute ring: 1-D, 2-D, and in work-items (a partial workgroup). Each
+ * submission takes the ring's next sequence number.
+ */
+TEST_F(compute, fill_imported_bo)
+{
+	const uint64_t size = 40 * KT_PAGE;
+	const size_t elems = size / 4, used = 637 * 64;
+	uint32_t *ib = self->ib.cpu, n;
+	uint64_t handle, offset, desc, args, seq;
+	struct amdgpu_bo_import_result imp;
+	struct abo dst;
+	uint32_t *kfd_cpu;
+	int dmabuf;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->e.gpu[0].gpu_id, KT_VA(1),
+			      size, KT_VRAM | KT_WRITABLE, &handle, &offset));
+	kfd_cpu = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       self->e.render[0], (off_t)offset);
+	ASSERT_NE(MAP_FAILED, kfd_cpu);
+	memset(kfd_cpu, 0xa5, size);
+	ASSERT_EQ(0, kt_export(self->e.kfd, handle, O_RDWR | O_CLOEXEC,
+			       &dmabuf));
+	ASSERT_EQ(0, amdgpu_bo_import(self->a.dev,
+				      amdgpu_bo_handle_type_dma_buf_fd,
+				      dmabuf, &imp));
+	ASSERT_EQ(0, abo_map(self->a.dev, imp.buf_handle, size, &dst));
+	desc = cp_desc(&self->ib, KFDSIM_KERNEL_FILL_U32);
+
+	/* 637 workgroups of 64: all but the last 192 elements */
+	args = cp_fill_args(&self->ib, dst.va, 0x11111111);
+	n = pm4_dispatch(ib, desc, args, (uint32_t[3]){ 64, 1, 1 },
+			 (uint32_t[3]){ 637, 1, 1 }, CP_INIT);
+	ASSERT_EQ(0, cp_run(&self->a, &self->ib, pm4_pad(ib, n), &seq));
+	EXPECT_EQ(1, seq);
+	EXPECT_EQ(seq, user_fence(&self->ib));
+	EXPECT_TRUE(cp_all(kfd_cpu, 0, used, 0x11111111));
+	EXPECT_TRUE(cp_all(kfd_cpu, used, elems, 0xa5a5a5a5));
+
+	/* 2-D: 5 x 3 workgroups of 16 x 4, 960 work-items */
+	args = cp_fill_args(&self->ib, dst.va, 0x22222222);
+	n = pm4_dispatch(ib, desc, args, (uint32_t[3]){ 16, 4, 1 },
+			 (uint32_t[3]){ 5, 3, 1 }, CP_INIT);
+	ASSERT_EQ(0, cp_run(&self->a, &self->ib, pm4_pad(ib, n), &seq));
+	EXPECT_EQ(2, seq);
+	EXPECT_TRUE(cp_all(kfd_cpu, 0, 960, 0x22222222));
+	EXPECT_TRUE(cp_all(kfd_cpu, 960, used, 0x11111111));
+
+	/* 100 work-items in groups of 64, START_X ignored when forced */
+	args = cp_fill_args(&self->ib, dst.va, 0x33333333);
+	n = pm4_set_sh(ib, KFDSIM_PM4_REG_COMPUTE_START_X,
+		       (uint32_t[3]){ 7, 0, 0 }, 3);
+	n += pm4_dispatch(ib + n, desc, args, (uint32_t[3]){ 64, 1, 1 },
+			  (uint32_t[3]){ 100, 1, 1 },
+			  CP_INIT | KFDSIM_PM4_DISPATCH_USE_THREAD_DIMENSIONS |
+			  KFDSIM_PM4_DISPATCH_FORCE_START_AT_000);
+	ASSERT_EQ(0, cp_run(&self->a, &self->ib, pm4_pad(ib, n), &seq));
+	EXPECT_EQ(3, seq);
+	EXPECT_TRUE(cp_all(kfd_cpu, 0, 100, 0x33333333));
+	EXPECT_TRUE(cp_all(kfd_cpu, 100, 960, 0x22222222));
+
+	/* A dimension of 0 dispatches nothing. */
+	args = cp_fill_args(&self->ib, dst.va, 0x44444444);
+	n = pm4_dispatch(ib, desc, args, (uint32_t[3]){ 64, 1, 1 },
+			 (uint32_t[3]){ 4, 0, 1 }, CP_INIT);
+	ASSERT_EQ(0, cp_run(&self->a, &self->ib, pm4_pad(ib, n), &seq));
+	EXPECT_EQ(4, seq);
+	EXPECT_TRUE(cp_all(kfd_cpu, 0, 100, 0x33333333));
+
+	EXPECT_EQ(0, abo_free(&dst));
+	close(dmabuf);
+	munmap(kfd_cpu, size);
+	EXPECT_EQ(0, kt_free(self->e.kfd, handle));
+	abo_free(&self->ib);
+	ad_close(&self->a);
+	kt_env_close(&self->e);
+	KT_EXPECT_COUNTERS_BACK();
+}
+
+/* WRITE_DATA and RELEASE_MEM write memory; NOP and ACQUIRE_MEM do not. */
+TEST_F(compute, write_data_and_release_mem)
+{
+	const uint64_t va = self->ib.va + CP_MEM_OFF;
+	uint32_t *mem = (uint32_t *)((char *)self->ib.cpu + CP_MEM_OFF);
+	uint32_t *ib = self->ib.cpu, n = 0, i;
+	uint64_t seq;
+
+	memset(mem, 0xee, 64);
+	n += pm4_write_data(ib + n, va, CP_WRITE_MEM,
+			    (uint32_t[3]){ 0xa0, 0xa1, 0xa2 }, 3);
+	/* one address: the last dword stays */
+	n += pm4_write_data(ib + n, va + 16,
+			    CP_WRITE_MEM | KFDSIM_PM4_WRITE_DATA_ONE_ADDR,
+			    (uint32_t[2]){ 0xb0, 0xb1 }, 2);
+	/* a NOP with a body, which is skipped */
+	ib[n++] = CP_PKT(KFDSIM_PM4_OP_NOP, 3);
+	ib[n++] = 0xdeadbeef;
+	ib[n++] = CP_PKT(0xff, 1);
+	ib[n++] = 0;
+	ib[n++] = CP_PKT(KFDSIM_PM4_OP_ACQUIRE_MEM,
+			 KFDSIM_PM4_ACQUIRE_MEM_NDW);
+	for (i = 0; i < KFDSIM_PM4_ACQUIRE_MEM_NDW; i++)
+		ib[n++] = i ? 0 : 0xffffffff;
+	n += pm4_release_mem(ib + n, va + 24, 0x1234567890abcdefULL,
+			     KFDSIM_PM4_RELEASE_DATA_64);
+	/* 32 bits: the high dword is not written */
+	n += pm4_release_mem(ib + n, va + 32, 0x5555555566666666ULL,
+			     KFDSIM_PM4_RELEASE_DATA_32);
+	n += pm4_release_mem(ib + n, va + 40, 7, KFDSIM_PM4_RELEASE_DATA_NONE);
+	ASSERT_EQ(0, cp_run(&self->a, &self->ib, pm4_pad(ib, n), &seq));
+	EXPECT_EQ(1, seq);
+	EXPECT_EQ(0xa0, mem[0]);
+	EXPECT_EQ(0xa1, mem[1]);
+	EXPECT_EQ(0xa2, mem[2]);
+	EXPECT_EQ(0xeeeeeeee, mem[3]);
+	EXPECT_EQ(0xb1, mem[4]);
+	EXPECT_EQ(0xeeeeeeee, mem[5]);
+	EXPECT_EQ(0x90abcdef, mem[6]);
+	EXPECT_EQ(0x12345678, mem[7]);
+	EXPECT_EQ(0x66666666, mem[8]);
+	EXPECT_EQ(0xeeeeeeee, mem[9]);
+	EXPECT_EQ(0xeeeeeeee, mem[10]);
+	EXPECT_EQ(0xeeeeeeee, mem[11]);
+	EXPECT_EQ(seq, user_fence(&self->ib));
+	abo_free(&self->ib);
+	ad_close(&self->a);
+	kt_env_close(&self->e);
+	KT_EXPECT_COUNTERS_BACK();
+}
+
+/* One good submission: a WRITE_DATA of @value; 0 if it ran and landed. */
+static int cp_good(struct ad *a, struct abo *ib, uint32_t value,
+		   uint64_t *seq)
+{
+	uint32_t *mem = (uint32_t *)((char *)ib->cpu + CP_MEM_OFF);
+	uint32_t n;
+	int ret;
+
+	n = pm4_write_data(ib->cpu, ib->va + CP_MEM_OFF, CP_WRITE_MEM, &value,
+			   1);
+	ret = cp_run(a, ib, pm4_pad(ib->cpu, n), seq);
+	if (ret)
+		return ret;
+	return *mem == value ? 0 : -1;
+}
+
+/*
+ * Packets the compute ring refuses: each fails its submission with
+ * -EINVAL and consumes no sequence number; the next good one works.
+ */
+TEST_F(compute, bad_packets_refused)
+{
+	enum { UNKNOWN_OP, TYPE0, TYPE2, PREDICATED, REG_OUTSIDE, INITIATOR_REG,
+	       REG_PAST_USER_DATA, TRUNCATED, DISPATCH_LEN, DESC_UNMAPPED,
+	       DESC_NOT_KFDSIM, DESC_BAD_KERNEL, ARGS_UNMAPPED, NO_SHADER_EN,
+	       NO_NUM_THREAD, WG_TOO_LARGE, START_X, WRITE_REGISTER,
+	       WRITE_UNMAPPED, RELEASE_UNALIGNED, ACQUIRE_LEN, NR_BAD };
+	static const char * const what[NR_BAD] = {
+		"unknown opcode (INDIRECT_BUFFER)", "type-0 packet",
+		"type-2 packet", "predicated NOP",
+		"SET_SH_REG of a register outside the set",
+		"SET_SH_REG of COMPUTE_DISPATCH_INITIATOR",
+		"SET_SH_REG past COMPUTE_USER_DATA_15",
+		"packet truncated by the IB's end",
+		"DISPATCH_DIRECT of the wrong length",
+		"descriptor address not mapped (fault)",
+		"descriptor that is machine code",
+		"descriptor of an unknown kernel", "kernarg not mapped (fault)",
+		"dispatch without COMPUTE_SHADER_EN",
+		"dispatch with NUM_THREAD 0", "workgroup of 2048",
+		"non-zero COMPUTE_START_X", "WRITE_DATA to a register",
+		"WRITE_DATA to an unmapped page (fault)",
+		"RELEASE_MEM of 64 bits, 4-byte aligned",
+		"ACQUIRE_MEM of the wrong length",
+	};
+	uint32_t *ib = self->ib.cpu, *desc_cpu, n, i;
+	uint64_t desc, args, seq, good_seq;
+	const uint64_t data = self->ib.va + CP_MEM_OFF;
+
+	ASSERT_EQ(0, cp_good(&self->a, &self->ib, 1, &good_seq));
+	for (i = 0; i < NR_BAD; i++) {
+		uint32_t nt[3] = { 64, 1, 1 }, dim[3] = { 1, 1, 1 };
+		uint32_t init = CP_INIT;
+
+		desc = cp_desc(&self->ib, KFDSIM_KERNEL_FILL_U32);
+		desc_cpu = (uint32_t *)((char *)self->ib.cpu + CP_DESC_OFF);
+		args = cp_fill_args(&self->ib, data, 5);
+		memset(ib, 0, 64 * 4);
+		n = 0;
+		switch (i) {
+		case UNKNOWN_OP:
+			ib[n++] = CP_PKT(0x3f, 3);
+			n += 3;
+			break;
+		case TYPE0:
+			ib[n++] = 0x2e04;	/* PACKET0 of COMPUTE_START_X */
+			ib[n++] = 0;
+			break;
+		case TYPE2:
+			ib[n++] = 0x80000000;
+			break;
+		case PREDICATED:
+			ib[n++] = KFDSIM_PM4_NOP_1DW | KFDSIM_PM4_PREDICATE;
+			break;
+		case REG_OUTSIDE:
+			n += pm4_set_sh(ib, 0x2e10, (uint32_t[1]){ 0 }, 1);
+			break;
+		case INITIATOR_REG:
+			n += pm4_set_sh(ib, 0x2e00, (uint32_t[1]){ 1 }, 1);
+			break;
+		case REG_PAST_USER_DATA:
+			n += pm4_set_sh(ib, KFDSIM_PM4_REG_COMPUTE_USER_DATA_0 +
+					15, (uint32_t[2]){ 0, 0 }, 2);
+			break;
+		case TRUNCATED:
+			n += pm4_dispatch(ib, desc, args, nt, dim, init) - 2;
+			break;
+		case DISPATCH_LEN:
+			ib[n++] = CP_PKT(KFDSIM_PM4_OP_DISPATCH_DIRECT, 3);
+			n += 3;
+			break;
+		case DESC_UNMAPPED:
+			desc = CP_UNMAPPED;
+			break;
+		case DESC_NOT_KFDSIM:
+			desc_cpu[0] = 0xbf810000;	/* s_endpgm */
+			break;
+		case DESC_BAD_KERNEL:
+			desc_cpu[2] = 99;
+			break;
+		case ARGS_UNMAPPED:
+			args = CP_UNMAPPED;
+			break;
+		case NO_SHADER_EN:
+			init = 0;
+			break;
+		case NO_NUM_THREAD:
+			nt[0] = 0;
+			break;
+		case WG_TOO_LARGE:
+			nt[0] = 2048;
+			break;
+		case START_X:
+			n += pm4_set_sh(ib, KFDSIM_PM4_REG_COMPUTE_START_X,
+					(uint32_t[1]){ 1 }, 1);
+			break;
+		case WRITE_REGISTER:
+			n += pm4_write_data(ib, 0x2e40, 0, (uint32_t[1]){ 1 },
+					    1);
+			break;
+		case WRITE_UNMAPPED:
+			n += pm4_write_data(ib, CP_UNMAPPED, CP_WRITE_MEM,
+					    (uint32_t[1]){ 1 }, 1);
+			break;
+		case RELEASE_UNALIGNED:
+			n += pm4_release_mem(ib, data + 4, 1,
+					     KFDSIM_PM4_RELEASE_DATA_64);
+			break;
+		case ACQUIRE_LEN:
+			ib[n++] = CP_PKT(KFDSIM_PM4_OP_ACQUIRE_MEM, 5);
+			n += 5;
+			break;
+		}
+		/* the dispatch cases end with a dispatch */
+		if (!n || i == START_X)
+			n += pm4_dispatch(ib + n, desc, args, nt, dim, init);
+		if (i != TRUNCATED)
+			n = pm4_pad(ib, n);
+		EXPECT_EQ(-EINVAL, cp_run(&self->a, &self->ib, n, &seq))
+			TH_LOG("%s", what[i]);
+		ASSERT_EQ(0, cp_good(&self->a, &self->ib, 100 + i, &seq))
+			TH_LOG("after %s", what[i]);
+		EXPECT_EQ(good_seq + 1, seq) TH_LOG("after %s", what[i]);
+		good_seq = seq;
+	}
+
+	/* An IB that is not dword aligned, or not mapped */
+	n = pm4_pad(ib, 0);
+	EXPECT_EQ(-EINVAL, submit_ip(&self->a, &self->ib, self->ib.va + 2, 8,
+				     AMDGPU_HW_IP_COMPUTE, 0, NULL, 0, &seq));
+	EXPECT_EQ(-EINVAL, submit_ip(&self->a, &self->ib, CP_UNMAPPED, 8,
+				     AMDGPU_HW_IP_COMPUTE, 0, NULL, 0, &seq));
+	ASSERT_EQ(0, cp_good(&self->a, &self->ib, 7, &seq));
+	EXPECT_EQ(good_seq + 1, seq);
+	abo_free(&self->ib);
+	ad_close(&self->a);
+	kt_env_close(&self->e);
+	KT_EXPECT_COUNTERS_BACK();
+}
+
+/*
+ * The compute ring has its own sequence numbers per context; its fences
+ * signal, and WAIT_CS and WAIT_FENCES know them. Its 64-bit user fence
+ * must be 8-byte aligned.
+ */
+TEST_F(compute, fences_per_ring)
+{
+	struct amdgpu_cs_fence fences[2] = {
+		{ .context = self->a.ctx, .ip_type = AMDGPU_HW_IP_COMPUTE },
+		{ .context = self->a.ctx, .ip_type = AMDGPU_HW_IP_DMA },
+	};
+	struct drm_amdgpu_cs_chunk_fence f = { 0 };
+	struct drm_amdgpu_cs_chunk_ib ci = { 0 };
+	struct drm_amdgpu_cs_chunk chunks[2];
+	union drm_amdgpu_cs cs;
+	uint32_t expired, first, ib_handle;
+	uint64_t ptrs[2], seq;
+	int fd = self->a.fd;
+
+	ASSERT_EQ(0, cp_good(&self->a, &self->ib, 1, &seq));
+	EXPECT_EQ(1, seq);
+	ASSERT_EQ(0, cp_good(&self->a, &self->ib, 2, &seq));
+	EXPECT_EQ(2, seq);
+	EXPECT_EQ(2, user_fence(&self->ib));
+	/* SDMA ring 0 of the same context counts on its own */
+	memset(self->ib.cpu, 0, 32);
+	ASSERT_EQ(0, submit(&self->a, &self->ib, 8, 0, NULL, 0, &seq));
+	EXPECT_EQ(1, seq);
+	ASSERT_EQ(0, cp_good(&self->a, &self->ib, 3, &seq));
+	EXPECT_EQ(3, seq);
+
+	fences[0].fence = 3;
+	EXPECT_EQ(0, amdgpu_cs_query_fence_status(&fences[0],
+						  AMDGPU_TIMEOUT_INFINITE, 0,
+						  &expired));
+	EXPECT_EQ(1, expired);
+	fences[1].fence = 1;
+	EXPECT_EQ(0, amdgpu_cs_wait_fences(fences, 2, true,
+					   AMDGPU_TIMEOUT_INFINITE, &expired,
+					   &first));
+	EXPECT_EQ(1, expired);
+	/* never handed out on the compute ring */
+	fences[0].fence = 4;
+	EXPECT_EQ(-EINVAL, amdgpu_cs_query_fence_status(&fences[0], 0, 0,
+							 &expired));
+
+	/* the user fence of a compute submission: 8-byte aligned */
+	ASSERT_EQ(0, amdgpu_bo_export(self->ib.bo, amdgpu_bo_handle_type_kms,
+				      &ib_handle));
+	pm4_pad(self->ib.cpu, 0);
+	ci.ip_type = AMDGPU_HW_IP_COMPUTE;
+	ci.va_start = self->ib.va;
+	ci.ib_bytes = 32;
+	f.handle = ib_handle;
+	f.offset = AD_FENCE_SLOT * 8 + 4;
+	chunks[0].chunk_id = AMDGPU_CHUNK_ID_IB;
+	chunks[0].length_dw = sizeof(ci) / 4;
+	chunks[0].chunk_data = (uintptr_t)&ci;
+	chunks[1].chunk_id = AMDGPU_CHUNK_ID_FENCE;
+	chunks[1].length_dw = sizeof(f) / 4;
+	chunks[1].chunk_data = (uintptr_t)&f;
+	ptrs[0] = (uintptr_t)&chunks[0];
+	ptrs[1] = (uintptr_t)&chunks[1];
+	memset(&cs, 0, sizeof(cs));
+	cs.in.ctx_id = 1;
+	cs.in.num_chunks = 2;
+	cs.in.chunks = (uintptr_t)ptrs;
+	EXPECT_EQ(-EINVAL, kt_ioctl(fd, DRM_IOCTL_AMDGPU_CS, &cs));
+	f.offset = AD_FENCE_SLOT * 8;
+	memset(&cs, 0, sizeof(cs));
+	cs.in.ctx_id = 1;
+	cs.in.num_chunks = 2;
+	cs.in.chunks = (uintptr_t)ptrs;
+	EXPECT_EQ(0, kt_ioctl(fd, DRM_IOCTL_AMDGPU_CS, &cs));
+	EXPECT_EQ(4, cs.out.handle);
+	EXPECT_EQ(4, user_fence(&self->ib));
+	abo_free(&self->ib);
+	ad_close(&self->a);
+	kt_env_close(&self->e);
+	KT_EXPECT_COUNTERS_BACK();
+}
+
+static uint64_t cp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A dispatch runs inside the CS ioctl, but a fatal signal stops it: a
+ * process killed while its LOOP kernel would run for hours exits at once.
+ */
+TEST_F_TIMEOUT(compute, dispatch_stops_on_fatal_signal, 60)
+{
+	uint64_t start;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct kfdsim_args_loop loop = { .steps = 0xffffffff };
+		uint32_t *ib = self->ib.cpu, n;
+		uint64_t desc, seq;
+
+		loop.buf = self->ib.va + CP_MEM_OFF;
+		memcpy((char *)self->ib.cpu + CP_ARGS_OFF, &loop, sizeof(loop));
+		desc = cp_desc(&self->ib, KFDSIM_KERNEL_LOOP);
+		n = pm4_dispatch(ib, desc, self->ib.va + CP_ARGS_OFF,
+				 (uint32_t[3]){ 64, 1, 1 },
+				 (uint32_t[3]){ 16, 1, 1 }, CP_INIT);
+		cp_run(&self->a, &self->ib, pm4_pad(ib, n), &seq);
+		_exit(3);	/* only if the submission returned */
+	}
+	usleep(300 * 1000);
+	start = cp_now_ms();
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		TH_LOG("the child exited with status 0x%x", status);
+	EXPECT_GT(5000, cp_now_ms() - start);
+	abo_free(&self->ib);
+	ad_close(&self->a);
+	kt_env_close(&self->e);
 	KT_EXPECT_COUNTERS_BACK();
 }
 

@@ -197,6 +197,10 @@ enum kfdsim_kernel_op {
 /**
  * struct kfdsim_kernel_descriptor - what a dispatch's kernel_object points at
  * @magic: KFDSIM_KERNEL_MAGIC
+ *
+ * On the render node's compute ring, COMPUTE_PGM_LO/HI name the descriptor
+ * instead (address >> 8, so it must be 256-byte aligned); see "PM4 packets
+ * of the compute ring" below.
  * @version: KFDSIM_KERNEL_VERSION
  * @opcode: enum kfdsim_kernel_op
  * @pad: must be zero
@@ -380,5 +384,144 @@ struct kfdsim_args_chunk_sums {
 #define KFDSIM_SDMA_POLL_DWORDS		6
 #define KFDSIM_SDMA_ATOMIC_DWORDS	8
 #define KFDSIM_SDMA_TRAP_EVENT_MASK	0x0fffffffu
+
+/* ---- PM4 packets of the compute ring (gfx9 encoding) ---- */
+
+/**
+ * DOC: PM4 packets of the compute ring
+ *
+ * A kfdsim render node's amdgpu uAPI has one compute ring per GPU
+ * (AMDGPU_HW_IP_COMPUTE, instance 0, ring 0). Its indirect buffers hold
+ * gfx9 PM4 type-3 packets, and the simulated CP runs this subset of them,
+ * with the opcodes, register offsets and field positions of real gfx9:
+ *
+ *   NOP             any length; count 0x3fff is the one-dword NOP
+ *                   (KFDSIM_PM4_NOP_1DW)
+ *   SET_SH_REG      register offset - KFDSIM_PM4_SH_REG_BASE, then one
+ *                   value per register; only the registers below
+ *   DISPATCH_DIRECT dim_x, dim_y, dim_z, dispatch_initiator
+ *   ACQUIRE_MEM     6 dwords, a no-op (memory is always coherent)
+ *   RELEASE_MEM     7 dwords; writes nothing, 32 or 64 bits of data
+ *                   (DATA_SEL 0, 1, 2) to memory (DST_SEL 0 or 1)
+ *   WRITE_DATA      control, address lo, address hi, data...; memory
+ *                   destinations only (DST_SEL 1, 2 or 5), a 4-byte
+ *                   aligned address
+ *
+ * Anything else (another opcode or packet type, a predicated packet, a
+ * register outside the set, a field value the simulator does not know)
+ * fails the submission with -EINVAL and a kernel log line naming it, as
+ * does a GPU page fault of any packet (or of the IB fetch).
+ *
+ * Dispatch convention: the GPU has no shader cores, so a dispatch runs one
+ * of the built-in kernels instead of machine code. COMPUTE_PGM_LO holds bits
+ * 39:8 and bits 7:0 of COMPUTE_PGM_HI bits 47:40 of the GPU VA of a struct
+ * kfdsim_kernel_descriptor (which is therefore 256-byte aligned).
+ * COMPUTE_USER_DATA_0 and _1 hold the low and high halves of the kernel's
+ * argument (kernarg) address. COMPUTE_NUM_THREAD_X/Y/Z (NUM_THREAD_FULL,
+ * bits 15:0) give the workgroup size; DISPATCH_DIRECT's dim_x/y/z count
+ * workgroups, so the grid is dim * NUM_THREAD per dimension, or dim
+ * work-items with KFDSIM_PM4_DISPATCH_USE_THREAD_DIMENSIONS. The
+ * dispatch_initiator must set KFDSIM_PM4_DISPATCH_COMPUTE_SHADER_EN; a
+ * dispatch with a dimension of 0 runs nothing; COMPUTE_START_X/Y/Z must be
+ * 0 unless KFDSIM_PM4_DISPATCH_FORCE_START_AT_000 is set. The kernel runs to
+ * completion before the next packet; as on an AQL queue, the grid is
+ * flattened (x fastest) and work-item i handles element i.
+ *
+ * The registers start at 0 for each submission and keep their values from
+ * one IB of the submission to the next.
+ */
+
+/* Header: type in bits 31:30, dwords after the header - 1 in bits 29:16. */
+#define KFDSIM_PM4_TYPE3		3u
+#define KFDSIM_PM4_TYPE_SHIFT		30
+#define KFDSIM_PM4_COUNT_SHIFT		16
+#define KFDSIM_PM4_COUNT_MASK		0x3fffu
+#define KFDSIM_PM4_OP_SHIFT		8
+#define KFDSIM_PM4_OP_MASK		0xffu
+/* Bit 1 marks a compute packet (ignored); bit 0 predicates (refused). */
+#define KFDSIM_PM4_SHADER_TYPE_COMPUTE	(1u << 1)
+#define KFDSIM_PM4_PREDICATE		(1u << 0)
+
+/* A type-3 header of opcode @op followed by @ndw (1 to 0x4000) dwords. */
+#define KFDSIM_PM4_TYPE3_HDR(op, ndw)					\
+	((KFDSIM_PM4_TYPE3 << KFDSIM_PM4_TYPE_SHIFT) |			\
+	 ((((__u32)(ndw) - 1) & KFDSIM_PM4_COUNT_MASK) <<		\
+	  KFDSIM_PM4_COUNT_SHIFT) |					\
+	 (((__u32)(op) & KFDSIM_PM4_OP_MASK) << KFDSIM_PM4_OP_SHIFT))
+
+#define KFDSIM_PM4_OP_NOP		0x10
+#define KFDSIM_PM4_OP_DISPATCH_DIRECT	0x15
+#define KFDSIM_PM4_OP_WRITE_DATA	0x37
+#define KFDSIM_PM4_OP_RELEASE_MEM	0x49
+#define KFDSIM_PM4_OP_ACQUIRE_MEM	0x58
+#define KFDSIM_PM4_OP_SET_SH_REG	0x76
+
+/* A NOP of count 0x3fff is the header alone (what amdgpu pads with). */
+#define KFDSIM_PM4_NOP_1DW	KFDSIM_PM4_TYPE3_HDR(KFDSIM_PM4_OP_NOP, 0x4000)
+
+/* Dwords after the header of the fixed-length packets. */
+#define KFDSIM_PM4_DISPATCH_DIRECT_NDW	4
+#define KFDSIM_PM4_ACQUIRE_MEM_NDW	6
+#define KFDSIM_PM4_RELEASE_MEM_NDW	7
+/* WRITE_DATA: control, address lo, address hi, then 1 or more dwords. */
+#define KFDSIM_PM4_WRITE_DATA_HDR_NDW	3
+
+/* SET_SH_REG: the first dword is the register's offset from this base. */
+#define KFDSIM_PM4_SH_REG_BASE		0x2c00
+#define KFDSIM_PM4_SH_REG_OFFSET_MASK	0xffffu
+
+/* The compute registers SET_SH_REG accepts (dword register offsets). */
+#define KFDSIM_PM4_REG_COMPUTE_START_X		0x2e04
+#define KFDSIM_PM4_REG_COMPUTE_START_Y		0x2e05
+#define KFDSIM_PM4_REG_COMPUTE_START_Z		0x2e06
+#define KFDSIM_PM4_REG_COMPUTE_NUM_THREAD_X	0x2e07
+#define KFDSIM_PM4_REG_COMPUTE_NUM_THREAD_Y	0x2e08
+#define KFDSIM_PM4_REG_COMPUTE_NUM_THREAD_Z	0x2e09
+#define KFDSIM_PM4_REG_COMPUTE_PGM_LO		0x2e0c
+#define KFDSIM_PM4_REG_COMPUTE_PGM_HI		0x2e0d
+/* Accepted and ignored: */
+#define KFDSIM_PM4_REG_COMPUTE_PGM_RSRC1	0x2e12
+#define KFDSIM_PM4_REG_COMPUTE_PGM_RSRC2	0x2e13
+#define KFDSIM_PM4_REG_COMPUTE_RESOURCE_LIMITS	0x2e15
+#define KFDSIM_PM4_REG_COMPUTE_TMPRING_SIZE	0x2e18
+/* COMPUTE_USER_DATA_0 to _15 */
+#define KFDSIM_PM4_REG_COMPUTE_USER_DATA_0	0x2e40
+#define KFDSIM_PM4_COMPUTE_USER_DATA_COUNT	16
+
+#define KFDSIM_PM4_NUM_THREAD_FULL_MASK		0xffffu
+#define KFDSIM_PM4_PGM_HI_MASK			0xffu
+#define KFDSIM_PM4_PGM_SHIFT			8
+
+/* DISPATCH_DIRECT's dispatch_initiator (COMPUTE_DISPATCH_INITIATOR). */
+#define KFDSIM_PM4_DISPATCH_COMPUTE_SHADER_EN		(1u << 0)
+#define KFDSIM_PM4_DISPATCH_FORCE_START_AT_000		(1u << 2)
+#define KFDSIM_PM4_DISPATCH_USE_THREAD_DIMENSIONS	(1u << 5)
+
+/* WRITE_DATA control: destination in bits 11:8, one address in bit 16. */
+#define KFDSIM_PM4_WRITE_DATA_DST_SEL_SHIFT	8
+#define KFDSIM_PM4_WRITE_DATA_DST_SEL_MASK	0xfu
+#define KFDSIM_PM4_WRITE_DATA_DST_MEM_GRBM	1
+#define KFDSIM_PM4_WRITE_DATA_DST_TC_L2		2
+#define KFDSIM_PM4_WRITE_DATA_DST_MEM		5
+#define KFDSIM_PM4_WRITE_DATA_ONE_ADDR		(1u << 16)
+#define KFDSIM_PM4_WRITE_DATA_WR_CONFIRM	(1u << 20)
+
+/*
+ * RELEASE_MEM: dword 1 is the event (ignored), dword 2 selects the data
+ * (bits 31:29), the interrupt (bits 26:24, ignored: nothing waits) and the
+ * destination (bits 17:16); then address lo, address hi, data lo, data hi
+ * and an interrupt context id (ignored). 32-bit data needs a 4-byte, 64-bit
+ * data an 8-byte aligned address.
+ */
+#define KFDSIM_PM4_RELEASE_DATA_SEL_SHIFT	29
+#define KFDSIM_PM4_RELEASE_DATA_SEL_MASK	0x7u
+#define KFDSIM_PM4_RELEASE_DATA_NONE		0
+#define KFDSIM_PM4_RELEASE_DATA_32		1
+#define KFDSIM_PM4_RELEASE_DATA_64		2
+#define KFDSIM_PM4_RELEASE_INT_SEL_SHIFT	24
+#define KFDSIM_PM4_RELEASE_DST_SEL_SHIFT	16
+#define KFDSIM_PM4_RELEASE_DST_SEL_MASK		0x3u
+#define KFDSIM_PM4_RELEASE_DST_MEM		0
+#define KFDSIM_PM4_RELEASE_DST_TC_L2		1
 
 #endif /* _UAPI_LINUX_KFDSIM_H */
