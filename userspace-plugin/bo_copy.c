@@ -115,6 +115,11 @@ static int kp_chunk_save(const struct kp_copy_job *j, int img,
 	uint64_t h;
 	int ret;
 
+	if (bo->scanned) {
+		if (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA)
+			return 0;
+		goto store;
+	}
 	if (kp_is_zero(p, clen)) {
 		bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_ZERO;
 		bo->sums[c] = clen == j->chunk ? j->zero_sum :
@@ -128,6 +133,7 @@ static int kp_chunk_save(const struct kp_copy_job *j, int img,
 		return 0;
 	}
 	bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
+store:
 	ret = kp_write_all(img, p, clen);
 	if (ret)
 		kp_err("cannot write image %s: %s", j->image, strerror(-ret));

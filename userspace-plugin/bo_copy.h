@@ -39,6 +39,12 @@ struct kp_copy_bo {
 	const struct kp_chain *chain;	/* load: where PARENT chunks are */
 	uint32_t chain_bo;	/* load: this BO's index there */
 	uint64_t stored;	/* save: bytes written; sliced load: to read */
+	/*
+	 * save: the GPU has classified the current window's chunks
+	 * (gpu_scan.h): @kinds and @sums are set, and only DATA chunks
+	 * hold copied bytes.
+	 */
+	bool scanned;
 };
 
 enum kp_copy_mode {
@@ -61,6 +67,7 @@ struct kp_copy_job {
 	bool no_sync;		/* tests: plain files, not dma-bufs */
 	enum kp_copy_mode mode;
 	uint32_t render_minor;	/* the GPU's render node here (SDMA) */
+	bool cpu_scan;		/* save: never classify chunks on the GPU */
 	/*
 	 * Load a slice of the image (parallel restore): the image holds
 	 * @slice_total bytes of contents and this job's BOs start

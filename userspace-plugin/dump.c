@@ -414,6 +414,7 @@ static int kp_ckpt_contents(struct kp_ckpt *c)
 		j->mode = kp_config.copy_mode;
 		j->render_minor = c->gpus[d]->render_minor;
 		j->chunk = c->chunk;
+		j->cpu_scan = kp_config.scan_mode == KP_SCAN_CPU;
 		kp_name_pages(j->image, c->id, j->gpu_id);
 		j->bos = &cbos[k];
 		for (i = 0; i < nb; i++) {

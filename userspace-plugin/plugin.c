@@ -62,6 +62,7 @@ static int kp_init(int stage)
 	kp_config.copy_mode = kp_copy_mode_from_env();
 	kp_match_opts_from_env(&kp_config.match);
 	kp_config.chunk_size = kp_chunk_size_from_env();
+	kp_config.scan_mode = kp_scan_mode_from_env();
 	kp_debug("init, stage %d, buffer cap %llu bytes, BO copy %s, chunks of %u bytes",
 		 stage, (unsigned long long)kp_config.max_buffer,
 		 kp_copy_mode_name(kp_config.copy_mode),

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "bo_copy.h"
+#include "gpu_scan.h"
 #include "topology.h"
 
 /* Settings read from the environment when the plugin starts. */
@@ -17,6 +18,7 @@ struct kp_config {
 	enum kp_copy_mode copy_mode;	/* KFD_BO_COPY */
 	struct kp_match_opts match;	/* KFD_*_CHECK */
 	uint32_t chunk_size;		/* KFD_CHUNK_SIZE */
+	enum kp_scan_mode scan_mode;	/* KFD_BO_SCAN */
 };
 
 /* KFD_CHUNK_SIZE, or the default (with a warning if it is invalid). */

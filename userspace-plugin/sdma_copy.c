@@ -12,8 +12,10 @@
 #include <unistd.h>
 #include <amdgpu.h>
 #include <amdgpu_drm.h>
+#include <xf86drm.h>
 #include <linux/kfdsim.h>
 
+#include "gpu_scan.h"
 #include "sdma_copy.h"
 #include "util.h"
 
@@ -42,6 +44,12 @@ struct kp_sdma {
 	size_t bounce_size;
 	struct kp_sdma_bo data;		/* the current BO's import */
 	amdgpu_bo_list_handle list;
+	/* Chunk classification on the GPU (gpu_scan.h), when it works. */
+	struct kp_sdma_bo scan;		/* descriptor, kernarg, IB, results */
+	uint8_t *scan_cpu;
+	uint64_t scan_out;		/* offset of the results */
+	uint64_t scan_chunks;		/* chunks classified there */
+	uint64_t copied;		/* bytes SDMA moved */
 	bool engine;			/* the failure was SDMA's */
 	char *why;
 	size_t why_len;
@@ -105,16 +113,16 @@ static void kp_sdma_unmap(struct kp_sdma_bo *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Run the first @ndw dwords of the IB on SDMA ring 0 and wait. */
-static int kp_sdma_submit(struct kp_sdma *s, uint32_t ndw,
-			  amdgpu_bo_list_handle list)
+/* Run @ndw dwords at GPU VA @va on ring 0 of @ip and wait. */
+static int kp_ring_submit(struct kp_sdma *s, uint32_t ip, uint64_t va,
+			  uint32_t ndw, amdgpu_bo_list_handle list)
 {
 	struct amdgpu_cs_ib_info ib = {
-		.ib_mc_address = s->ib.va,
+		.ib_mc_address = va,
 		.size = ndw,
 	};
 	struct amdgpu_cs_request req = {
-		.ip_type = AMDGPU_HW_IP_DMA,
+		.ip_type = ip,
 		.resources = list,
 		.number_of_ibs = 1,
 		.ibs = &ib,
@@ -122,7 +130,7 @@ static int kp_sdma_submit(struct kp_sdma *s, uint32_t ndw,
 	};
 	struct amdgpu_cs_fence fence = {
 		.context = s->ctx,
-		.ip_type = AMDGPU_HW_IP_DMA,
+		.ip_type = ip,
 	};
 	uint32_t expired = 0;
 	int ret;
@@ -141,12 +149,20 @@ static int kp_sdma_submit(struct kp_sdma *s, uint32_t ndw,
 	return 0;
 }
 
+/* Run the first @ndw dwords of the IB on SDMA ring 0 and wait. */
+static int kp_sdma_submit(struct kp_sdma *s, uint32_t ndw,
+			  amdgpu_bo_list_handle list)
+{
+	return kp_ring_submit(s, AMDGPU_HW_IP_DMA, s->ib.va, ndw, list);
+}
+
 /* Copy @len bytes from GPU VA @src to @dst: linear copies, NOP padded. */
 static int kp_sdma_copy(struct kp_sdma *s, uint64_t dst, uint64_t src,
 			uint64_t len)
 {
 	uint32_t *ib = s->ib_cpu, n = 0;
 
+	s->copied += len;
 	while (len) {
 		uint64_t chunk = KP_MIN(len, (uint64_t)KP_SDMA_COPY_MAX);
 
@@ -173,6 +189,115 @@ static uint64_t kp_sdma_ib_dwords(uint64_t window)
 	uint64_t packets = (window + KP_SDMA_COPY_MAX - 1) / KP_SDMA_COPY_MAX;
 
 	return packets * KFDSIM_SDMA_COPY_DWORDS + KP_SDMA_IB_ALIGN;
+}
+
+/*
+ * Is this render node kfdsim's? Only there is the scan kernel known: a
+ * real GPU would run the kernel descriptor as shader code.
+ */
+static bool kp_render_is_kfdsim(int fd)
+{
+	drmVersionPtr v = drmGetVersion(fd);
+	bool yes = v && v->desc && !strncmp(v->desc, "kfdsim", 6);
+
+	drmFreeVersion(v);
+	return yes;
+}
+
+/* Scan @len bytes at GPU VA @src; the results land at s->scan_out. */
+static int kp_scan_run(struct kp_sdma *s, uint64_t src, uint64_t len,
+		       amdgpu_bo_list_handle list)
+{
+	uint32_t ndw;
+
+	ndw = kp_scan_build((uint32_t *)(s->scan_cpu + KP_SCAN_HEAD),
+			    s->scan_cpu, s->scan.va, src, len, s->j->chunk,
+			    s->scan.va + s->scan_out);
+	return kp_ring_submit(s, AMDGPU_HW_IP_COMPUTE, s->scan.va + KP_SCAN_HEAD,
+			      ndw, list);
+}
+
+static void kp_scan_teardown(struct kp_sdma *s)
+{
+	if (s->scan_cpu)
+		amdgpu_bo_cpu_unmap(s->scan.bo);
+	s->scan_cpu = NULL;
+	kp_sdma_unmap(&s->scan);
+}
+
+/*
+ * Save with chunks: try to classify them on the GPU. A page of a known
+ * pattern must give the CPU's checksum first; if anything fails, the CPU
+ * classifies (this is not an SDMA failure).
+ */
+static void kp_scan_setup(struct kp_sdma *s)
+{
+	struct kp_copy_job *j = s->j;
+	struct amdgpu_bo_alloc_request req = { 0 };
+	uint64_t page = kp_page_size(), size, *pairs;
+	uint8_t *bounce = s->bounce_mem;
+	const char *no = NULL;
+	amdgpu_bo_handle bo;
+	void *cpu;
+	uint64_t i;
+	int ret;
+
+	if (j->dir != KP_COPY_SAVE || !j->chunk)
+		return;
+	if (j->cpu_scan)
+		no = "KFD_BO_SCAN=cpu";
+	else if (j->chunk > KP_SCAN_MAX_CHUNK || j->chunk % 8)
+		no = "the chunk size is not one the GPU kernel takes";
+	else if (!kp_render_is_kfdsim(s->fd))
+		no = "the GPU has no chunk scan kernel";
+	if (no) {
+		kp_info("GPU %u: chunks classified on the CPU: %s",
+			j->gpu_id, no);
+		return;
+	}
+
+	s->scan_out = page;
+	size = page + kp_round_up(j->window / j->chunk * KP_SCAN_PAIR, page);
+	req.alloc_size = size;
+	req.phys_alignment = page;
+	req.preferred_heap = AMDGPU_GEM_DOMAIN_GTT;
+	ret = amdgpu_bo_alloc(s->dev, &req, &bo);
+	if (ret) {
+		kp_sdma_fail(s, ret, "scan buffer allocation");
+		goto fail;
+	}
+	ret = kp_sdma_map(s, bo, size, &s->scan);
+	if (ret) {
+		kp_sdma_fail(s, ret, "scan buffer mapping");
+		goto fail;
+	}
+	ret = amdgpu_bo_cpu_map(bo, &cpu);
+	if (ret) {
+		kp_sdma_fail(s, ret, "scan buffer CPU mapping");
+		goto fail;
+	}
+	s->scan_cpu = cpu;
+
+	for (i = 0; i < page; i++)
+		bounce[i] = (uint8_t)(i * 131 + 7);
+	ret = kp_scan_run(s, s->bounce.va, page, NULL);
+	pairs = (uint64_t *)(s->scan_cpu + s->scan_out);
+	if (!ret && (pairs[0] != kp_sum_buf(bounce, page) || !pairs[1]))
+		ret = kp_sdma_fail(s, -EIO,
+				   "self-test: checksum 0x%016" PRIx64 ", the CPU's 0x%016" PRIx64,
+				   pairs[0], kp_sum_buf(bounce, page));
+	memset(bounce, 0, page);
+	if (ret)
+		goto fail;
+	kp_info("GPU %u: chunks classified on the GPU (CHUNK_SUMS kernel on the compute ring of renderD%u)",
+		j->gpu_id, j->render_minor);
+	return;
+fail:
+	kp_info("GPU %u: chunks classified on the CPU: the GPU scan failed: %s",
+		j->gpu_id, s->why);
+	kp_scan_teardown(s);
+	s->engine = false;
+	s->why[0] = 0;
 }
 
 /* Device, context, IB and bounce buffer; then a submission of NOPs. */
@@ -240,11 +365,16 @@ static int kp_sdma_setup(struct kp_sdma *s)
 	/* The test submission: does this GPU run SDMA IBs for us at all? */
 	for (i = 0; i < KP_SDMA_IB_ALIGN; i++)
 		s->ib_cpu[i] = KP_SDMA_NOP;
-	return kp_sdma_submit(s, KP_SDMA_IB_ALIGN, NULL);
+	ret = kp_sdma_submit(s, KP_SDMA_IB_ALIGN, NULL);
+	if (ret)
+		return ret;
+	kp_scan_setup(s);
+	return 0;
 }
 
 static void kp_sdma_teardown(struct kp_sdma *s)
 {
+	kp_scan_teardown(s);
 	kp_sdma_unmap(&s->bounce);
 	if (s->bounce_mem)
 		munmap(s->bounce_mem, s->bounce_size);
@@ -264,7 +394,7 @@ static int kp_sdma_begin(void *ctx, const struct kp_copy_bo *bo)
 {
 	struct kp_sdma *s = ctx;
 	struct amdgpu_bo_import_result imp;
-	amdgpu_bo_handle bos[3];
+	amdgpu_bo_handle bos[4];
 	uint64_t size = kp_round_up(bo->size, kp_page_size());
 	int ret;
 
@@ -288,7 +418,9 @@ static int kp_sdma_begin(void *ctx, const struct kp_copy_bo *bo)
 	bos[0] = s->data.bo;
 	bos[1] = s->bounce.bo;
 	bos[2] = s->ib.bo;
-	ret = amdgpu_bo_list_create(s->dev, 3, bos, NULL, &s->list);
+	bos[3] = s->scan.bo;
+	ret = amdgpu_bo_list_create(s->dev, s->scan_cpu ? 4 : 3, bos, NULL,
+				    &s->list);
 	if (ret) {
 		s->list = NULL;
 		kp_sdma_unmap(&s->data);
@@ -309,6 +441,50 @@ static void kp_sdma_end(void *ctx, const struct kp_copy_bo *bo)
 	kp_sdma_unmap(&s->data);
 }
 
+/*
+ * save, chunks classified on the GPU: scan the window there, then copy
+ * only the runs of chunks to store, each with one SDMA copy.
+ */
+static int kp_sdma_save_scanned(struct kp_sdma *s, int img,
+				struct kp_copy_bo *bo, uint64_t off,
+				size_t len, struct kp_sum *sum)
+{
+	const struct kp_copy_job *j = s->j;
+	uint64_t c0 = off / j->chunk, n = (len + j->chunk - 1) / j->chunk;
+	uint64_t gpu = s->data.va + off, c, run, start, end;
+	int ret;
+
+	ret = kp_scan_run(s, gpu, len, s->list);
+	if (ret)
+		return ret;
+	ret = kp_scan_classify(j, bo, c0, n,
+			       (const uint64_t *)(s->scan_cpu + s->scan_out),
+			       s->why, s->why_len);
+	if (ret) {
+		s->engine = true;
+		return ret;
+	}
+	for (c = 0; c < n; c = run) {
+		run = c + 1;
+		if (bo->kinds[c0 + c] != KFD_CHUNK__KFD_CHUNK_DATA)
+			continue;
+		while (run < n &&
+		       bo->kinds[c0 + run] == KFD_CHUNK__KFD_CHUNK_DATA)
+			run++;
+		start = c * j->chunk;
+		end = KP_MIN(run * j->chunk, (uint64_t)len);
+		ret = kp_sdma_copy(s, s->bounce.va + start, gpu + start,
+				   end - start);
+		if (ret)
+			return ret;
+	}
+	s->scan_chunks += n;
+	bo->scanned = true;
+	ret = kp_copy_image_io(j, img, bo, off, s->bounce_mem, len, sum);
+	bo->scanned = false;
+	return ret;
+}
+
 /* save: BO -> bounce -> image; load: image -> bounce -> BO. */
 static int kp_sdma_window(void *ctx, int img, struct kp_copy_bo *bo,
 			  uint64_t off, size_t len, struct kp_sum *sum)
@@ -317,6 +493,8 @@ static int kp_sdma_window(void *ctx, int img, struct kp_copy_bo *bo,
 	uint64_t gpu = s->data.va + off;
 	int ret;
 
+	if (s->j->dir == KP_COPY_SAVE && s->scan_cpu)
+		return kp_sdma_save_scanned(s, img, bo, off, len, sum);
 	if (s->j->dir == KP_COPY_SAVE) {
 		ret = kp_sdma_copy(s, s->bounce.va, gpu, len);
 		if (ret)
@@ -350,6 +528,9 @@ int kp_sdma_run_job(struct kp_copy_job *j, bool *engine, char *why,
 			j->render_minor, j->nbos, s.bounce_size);
 		ret = kp_copy_walk(j, &kp_sdma_ops, &s);
 	}
+	if (!ret)
+		kp_info("GPU %u: SDMA moved %" PRIu64 " bytes; %" PRIu64 " chunks classified on the GPU",
+			j->gpu_id, s.copied, s.scan_chunks);
 	kp_sdma_teardown(&s);
 	*engine = s.engine;
 	return ret;

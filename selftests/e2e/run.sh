@@ -72,8 +72,11 @@
 #                restore of its images both end with the reference result
 #   sparse       gpu_app --hold with 10% of its 64 KiB blocks written: the
 #                plugin stores at most 15% of the VRAM bytes (its log and
-#                the pages images agree), kfd-inspect --verify passes, and
-#                the restore gives back every word, zeros included
+#                the pages images agree), every GPU classified its chunks
+#                on the GPU and SDMA moved exactly the stored bytes
+#                (debugfs cs_sdma; also for incremental dumps 2 and 3),
+#                kfd-inspect --verify passes, and the restore gives back
+#                every word, zeros included
 #   incremental  the same app, three dumps: --track-mem --leave-running,
 #                then after 5% of the blocks were rewritten (SIGUSR1)
 #                --prev-images-dir ../inc1 --track-mem --leave-running,
@@ -822,6 +825,24 @@ sizes_ok() {
 	[ $((s * 100)) -le $((l * max)) ] || { note "$name: more than $max% stored"; return 1; }
 }
 
+# scan_ok NAME DIR BEFORE: every GPU of DIR's dump classified its chunks
+# on the GPU, and SDMA moved exactly the stored bytes (zero and unchanged
+# chunks never went to the host): debugfs cs_sdma's copy_bytes went up
+# from BEFORE by the size of the pages images.
+scan_ok() {
+	local name=$1 dir=$2 before=$3 after p jobs gpu
+	after=$(cs_copied)
+	p=$(pages_bytes "$dir")
+	jobs=$(grep -c 'kfd_plugin: GPU [0-9]*: saving BO contents via' "$dir/dump.log")
+	gpu=$(grep -c 'kfd_plugin: GPU [0-9]*: chunks classified on the GPU (' "$dir/dump.log")
+	grep -h 'kfd_plugin: GPU [0-9]*: \(chunks classified\|SDMA moved\)' "$dir/dump.log" | show
+	note "SCAN $name: SDMA moved $((after - before)) bytes, the pages images hold $p"
+	[ "$jobs" -gt 0 ] && [ "$gpu" -eq "$jobs" ] ||
+		{ note "$name: $gpu of $jobs GPUs classified chunks on the GPU"; return 1; }
+	[ $((after - before)) -eq "$p" ] ||
+		{ note "$name: SDMA moved other bytes than the stored ones"; return 1; }
+}
+
 # The plugin's GPU pause times in DIR/dump.log: "<paused> / <saved> ms".
 gpu_pause() {
 	local paused saved
@@ -843,14 +864,16 @@ inspect_ok() {
 }
 
 t_sparse() {
-	local pid dir=$work/img-sparse exp=$work/sparse.exp rc=0
+	local pid dir=$work/img-sparse exp=$work/sparse.exp rc=0 before
 	need_kfd_plugin "sparse images are kfd_plugin's" || return 2
 	hold_expected 0 >"$exp"
 	pid=$(start_app sparse "${sparse_args[@]}") || return 1
+	before=$(cs_copied)
 	dump_mid sparse "$pid" "$dir" || { e2e_kill "$pid"; return 1; }
 	e2e_wait_exit "$pid" 10 ||
 		{ note "pid $pid still there after the dump"; e2e_kill "$pid"; return 1; }
 	sizes_ok "sparse dump, $sparse_size with 10% written" "$dir" 15 || rc=1
+	scan_ok sparse "$dir" "$before" || rc=1
 	note "PAUSE sparse dump: $(gpu_pause "$dir") (GPU paused / BO contents saved after)"
 	inspect_ok sparse "$dir" || rc=1
 	restore_from sparse "$dir" || {
@@ -873,7 +896,7 @@ compared() {
 
 inc_pid=
 t_incremental() {
-	local pid k dir rc=0 opts
+	local pid k dir rc=0 opts before
 	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
 	rm -rf "$work"/inc[123]
 	pid=$(start_app inc "${sparse_args[@]}") || return 1
@@ -891,10 +914,12 @@ t_incremental() {
 		dir=$work/inc$((k + 1))
 		opts=(--prev-images-dir "../inc$k")
 		[ "$k" -eq 2 ] || opts+=(--track-mem --leave-running)
+		before=$(cs_copied)
 		dump_mid inc "$pid" "$dir" "${opts[@]}" ||
 			{ e2e_kill "$pid"; return 1; }
 		note "dump $((k + 1)) (${opts[*]}): $E2E_DUMP_S s"
 		compared "$dir" parent/kfd- "dump $((k + 1))" || rc=1
+		scan_ok "incremental dump $((k + 1))" "$dir" "$before" || rc=1
 	done
 	e2e_wait_exit "$pid" 10 ||
 		{ note "pid $pid still there after the last dump"; e2e_kill "$pid"; return 1; }

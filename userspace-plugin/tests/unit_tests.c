@@ -21,10 +21,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/kfd_ioctl.h>
+#include <linux/kfdsim.h>
 
 #include "bo_copy.h"
 #include "chain.h"
 #include "checksum.h"
+#include "gpu_scan.h"
 #include "images.h"
 #include "restore_workers.h"
 #include "topology.h"
@@ -1306,6 +1308,172 @@ static void test_sparse_incremental(void)
 	close(d3);
 }
 
+/* ---- chunks classified on the GPU (gpu_scan.c) ---- */
+
+/* The whole of file @name in @dirfd (malloc'd), or NULL. */
+static uint8_t *read_file_at(int dirfd, const char *name, size_t *len)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	uint8_t *buf = NULL;
+
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st)) {
+		buf = malloc((size_t)st.st_size + 1);
+		if (buf && pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
+			free(buf);
+			buf = NULL;
+		}
+		*len = (size_t)st.st_size;
+	}
+	close(fd);
+	return buf;
+}
+
+/* What the GPU's CHUNK_SUMS kernel gives for chunk @c of @p (@size bytes). */
+static void device_pair(const uint8_t *p, uint64_t size, uint64_t c,
+			uint64_t *pair)
+{
+	size_t len = kp_chunk_len(size, CH, c), i;
+	uint64_t w, or = 0;
+
+	for (i = 0; i < len; i += 8) {
+		memcpy(&w, p + c * CH + i, 8);
+		or |= w;
+	}
+	pair[0] = kp_sum_buf(p + c * CH, len);
+	pair[1] = or;
+}
+
+/* The dispatch: descriptor, kernarg, and an IB of whole PM4 packets. */
+static void test_scan_build(void)
+{
+	uint8_t head[KP_SCAN_HEAD] = { 0 };
+	uint32_t ib[KP_SCAN_IB_DWORDS], n, k, op, cnt, dims = 0;
+	struct kfdsim_kernel_descriptor d;
+	struct kfdsim_args_chunk_sums a;
+
+	n = kp_scan_build(ib, head, 0x100000, 0x200000, 5 * CH + 8, CH,
+			  0x300000);
+	memcpy(&d, head, sizeof(d));
+	CHECK(d.magic == KFDSIM_KERNEL_MAGIC &&
+	      d.opcode == KFDSIM_KERNEL_CHUNK_SUMS && !d.pad);
+	memcpy(&a, head + 256, sizeof(a));
+	CHECK(a.src == 0x200000 && a.out == 0x300000 &&
+	      a.size == 5 * CH + 8 && a.chunk == CH && !a.pad);
+	CHECK(n <= KP_SCAN_IB_DWORDS && n % 8 == 0);
+	for (k = 0; k < n; k += cnt + 2) {
+		CHECK(ib[k] >> 30 == 3);
+		op = (ib[k] >> 8) & 0xff;
+		cnt = (ib[k] >> 16) & 0x3fff;
+		if (ib[k] == KFDSIM_PM4_NOP_1DW)
+			cnt = (uint32_t)-1;	/* the header alone */
+		if (op == KFDSIM_PM4_OP_DISPATCH_DIRECT) {
+			dims = ib[k + 1];
+			CHECK(ib[k + 2] == 1 && ib[k + 3] == 1);
+		}
+		if (op == KFDSIM_PM4_OP_SET_SH_REG &&
+		    ib[k + 1] + KFDSIM_PM4_SH_REG_BASE ==
+		    KFDSIM_PM4_REG_COMPUTE_PGM_LO)
+			CHECK(ib[k + 2] == 0x100000 >> 8 && !ib[k + 3]);
+		if (op == KFDSIM_PM4_OP_SET_SH_REG &&
+		    ib[k + 1] + KFDSIM_PM4_SH_REG_BASE ==
+		    KFDSIM_PM4_REG_COMPUTE_USER_DATA_0)
+			CHECK(ib[k + 2] == 0x100000 + 256 && !ib[k + 3]);
+	}
+	CHECK(k == n);
+	CHECK(dims == 6);	/* five whole chunks and 8 bytes */
+}
+
+/*
+ * The GPU's results classify as the CPU would, and a save from them
+ * writes the same image, having copied only the stored chunks.
+ */
+static void test_scan_classify(void)
+{
+	static const unsigned int pattern[NCH] = { 0, 0x11, 0, 0x22, 0x33, 0 };
+	uint64_t pairs[2 * NCH], base[NCH];
+	uint8_t *p, kinds[NCH], *a, *b;
+	struct chunked cpu = { 0 };
+	struct kp_copy_bo bo = { .addr = BO_VA, .size = NCH * CH };
+	struct kp_copy_job j = {
+		.dir = KP_COPY_SAVE, .gpu_id = 2222, .nbos = 1, .bos = &bo,
+		.no_sync = true, .chunk = CH,
+	};
+	struct kp_sum sum;
+	char why[256] = "", name[KP_NAME_LEN];
+	int fd, dirfd, img;
+	uint64_t sums[NCH], c;
+	size_t alen, blen;
+	unsigned int i;
+
+	dirfd = open_dir("scan");
+	fd = dirty_bo(NCH * CH);
+	for (i = 0; i < NCH; i++)
+		put_chunk(fd, i, pattern[i]);
+	/* The CPU's save, and a parent that has chunk 3 (not chunk 1). */
+	CHECK(!save_chunked(dirfd, fd, NULL, &cpu));
+	memcpy(base, cpu.sums, sizeof(base));
+	base[1] ^= 1;
+	kp_name_pages(name, 1, 1111);
+	a = read_file_at(dirfd, name, &alen);
+
+	p = mmap(NULL, NCH * CH, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(p != MAP_FAILED);
+	for (c = 0; c < NCH; c++)
+		device_pair(p, NCH * CH, c, &pairs[2 * c]);
+	j.zero_sum = kp_sum_zeros(CH);
+	bo.kinds = kinds;
+	bo.sums = sums;
+	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, why, sizeof(why)));
+	CHECK(!memcmp(kinds, cpu.kinds, NCH) &&
+	      !memcmp(sums, cpu.sums, sizeof(sums)));
+
+	/* As sdma_copy.c does: only the stored chunks' bytes are there. */
+	bo.base = base;
+	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, why, sizeof(why)));
+	CHECK(kinds[3] == KFD_CHUNK__KFD_CHUNK_PARENT &&
+	      kinds[1] == KFD_CHUNK__KFD_CHUNK_DATA &&
+	      kinds[0] == KFD_CHUNK__KFD_CHUNK_ZERO);
+	bo.base = NULL;
+	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, why, sizeof(why)));
+	kp_set_image_dir(dirfd);
+	kp_name_pages(j.image, 1, 2222);
+	img = kp_img_create(j.image);
+	CHECK(img >= 0);
+	{
+		uint8_t *copy = calloc(NCH, CH);
+
+		CHECK(copy != NULL);
+		for (c = 0; copy && c < NCH; c++)
+			if (kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA)
+				memcpy(copy + c * CH, p + c * CH, CH);
+		kp_sum_init(&sum);
+		bo.scanned = true;
+		CHECK(copy && !kp_copy_image_io(&j, img, &bo, 0, copy,
+						NCH * CH, &sum));
+		bo.scanned = false;
+		free(copy);
+	}
+	close(img);
+	CHECK(bo.stored == cpu.stored && bo.stored == 3 * CH);
+	b = read_file_at(dirfd, j.image, &blen);
+	CHECK(a && b && alen == blen && !memcmp(a, b, alen));
+	free(a);
+	free(b);
+
+	/* A zero chunk whose checksum is not the CPU's: not trusted. */
+	pairs[0] ^= 1;
+	why[0] = 0;
+	CHECK(kp_scan_classify(&j, &bo, 0, NCH, pairs, why,
+			       sizeof(why)) == -EIO && why[0]);
+	munmap(p, NCH * CH);
+	close(fd);
+	kp_set_image_dir(AT_FDCWD);
+	close(dirfd);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -1329,6 +1497,8 @@ int main(void)
 	test_parallel_restore();
 	test_sparse_incremental();
 	test_chunked_slices();
+	test_scan_build();
+	test_scan_classify();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Classifying a BO's chunks on the GPU; see gpu_scan.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <linux/kfdsim.h>
+
+#include "checksum.h"
+#include "gpu_scan.h"
+#include "images.h"
+#include "util.h"
+
+/* Where kp_scan_build() puts the descriptor and the kernarg. */
+#define KP_SCAN_ARGS_OFF	256
+
+enum kp_scan_mode kp_scan_mode_from_env(void)
+{
+	const char *s = getenv("KFD_BO_SCAN");
+
+	if (!s || !strcasecmp(s, "auto"))
+		return KP_SCAN_AUTO;
+	if (!strcasecmp(s, "cpu"))
+		return KP_SCAN_CPU;
+	kp_warn("KFD_BO_SCAN=\"%s\" is not auto or cpu; using auto", s);
+	return KP_SCAN_AUTO;
+}
+
+/* SET_SH_REG of @n registers from @reg, values @v. */
+static uint32_t kp_pm4_set_sh(uint32_t *ib, uint32_t reg, const uint32_t *v,
+			      uint32_t n)
+{
+	uint32_t i, k = 0;
+
+	ib[k++] = KFDSIM_PM4_TYPE3_HDR(KFDSIM_PM4_OP_SET_SH_REG, n + 1);
+	ib[k++] = reg - KFDSIM_PM4_SH_REG_BASE;
+	for (i = 0; i < n; i++)
+		ib[k++] = v[i];
+	return k;
+}
+
+uint32_t kp_scan_build(uint32_t *ib, void *head, uint64_t head_va,
+		       uint64_t src, uint64_t len, uint32_t chunk,
+		       uint64_t out)
+{
+	struct kfdsim_kernel_descriptor desc = {
+		.magic = KFDSIM_KERNEL_MAGIC,
+		.version = KFDSIM_KERNEL_VERSION,
+		.opcode = KFDSIM_KERNEL_CHUNK_SUMS,
+	};
+	struct kfdsim_args_chunk_sums args = {
+		.src = src,
+		.out = out,
+		.size = len,
+		.chunk = chunk,
+	};
+	uint64_t args_va = head_va + KP_SCAN_ARGS_OFF;
+	uint32_t pgm[2] = { (uint32_t)(head_va >> 8),
+			    (uint32_t)(head_va >> 40) };
+	uint32_t user[2] = { (uint32_t)args_va, (uint32_t)(args_va >> 32) };
+	uint32_t threads[3] = { 1, 1, 1 };
+	uint32_t n = 0, pad;
+
+	memcpy(head, &desc, sizeof(desc));
+	memcpy((uint8_t *)head + KP_SCAN_ARGS_OFF, &args, sizeof(args));
+
+	n += kp_pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_PGM_LO, pgm, 2);
+	n += kp_pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_USER_DATA_0, user, 2);
+	n += kp_pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_NUM_THREAD_X, threads,
+			   3);
+	/* One work-item per chunk, one per workgroup: a preemption point. */
+	ib[n++] = KFDSIM_PM4_TYPE3_HDR(KFDSIM_PM4_OP_DISPATCH_DIRECT,
+				       KFDSIM_PM4_DISPATCH_DIRECT_NDW);
+	ib[n++] = (uint32_t)((len + chunk - 1) / chunk);
+	ib[n++] = 1;
+	ib[n++] = 1;
+	ib[n++] = KFDSIM_PM4_DISPATCH_COMPUTE_SHADER_EN;
+	/* Pad with one NOP to a multiple of 8 dwords. */
+	pad = (8 - (n + 1) % 8) % 8;
+	if (!pad) {
+		ib[n++] = KFDSIM_PM4_NOP_1DW;
+		return n;
+	}
+	ib[n++] = KFDSIM_PM4_TYPE3_HDR(KFDSIM_PM4_OP_NOP, pad);
+	while (pad--)
+		ib[n++] = 0;
+	return n;
+}
+
+int kp_scan_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
+		     uint64_t c0, uint64_t n, const uint64_t *pairs,
+		     char *why, size_t why_len)
+{
+	uint64_t c, h, zero, clen;
+
+	for (c = c0; c < c0 + n; c++) {
+		h = pairs[2 * (c - c0)];
+		clen = kp_chunk_len(bo->size, j->chunk, c);
+		if (!pairs[2 * (c - c0) + 1]) {
+			zero = clen == j->chunk ? j->zero_sum :
+						  kp_sum_zeros(clen);
+			if (h != zero) {
+				snprintf(why, why_len,
+					 "BO 0x%" PRIx64 ": the GPU's checksum of zero chunk %" PRIu64 " is 0x%016" PRIx64 ", not 0x%016" PRIx64,
+					 bo->addr, c, h, zero);
+				return -EIO;
+			}
+			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_ZERO;
+		} else if (bo->base && bo->base[c] == h) {
+			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_PARENT;
+		} else {
+			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
+		}
+		bo->sums[c] = h;
+	}
+	return 0;
+}
