@@ -24,20 +24,27 @@
  * TEST_F_TIMEOUT's. A debug kernel (KASAN, lockdep) under TCG runs several
  * times slower, so KFDSIM_TIMEOUT_SCALE=N (a whole number, 1 to 20)
  * multiplies them all before the tests run; make check-debug sets it.
+ * Latency bounds a test asserts scale with kt_timeout_scale() too.
  */
-static inline void kt_scale_timeouts(void)
+static inline int kt_timeout_scale(void)
 {
 	const char *s = getenv("KFDSIM_TIMEOUT_SCALE");
+	long n = s ? strtol(s, NULL, 10) : 1;
+
+	return n < 2 || n > 20 ? 1 : (int)n;
+}
+
+static inline void kt_scale_timeouts(void)
+{
 	struct __fixture_metadata *f;
 	struct __test_metadata *t;
-	long n;
+	int n = kt_timeout_scale();
 
-	n = s ? strtol(s, NULL, 10) : 1;
-	if (n < 2 || n > 20)
+	if (n == 1)
 		return;
 	for (f = __fixture_list; f; f = f->next)
 		for (t = f->tests; t; t = t->next)
-			t->timeout *= (int)n;
+			t->timeout *= n;
 }
 
 /* The harness's own TEST_HARNESS_MAIN, with the scaling first. */

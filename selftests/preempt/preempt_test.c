@@ -651,7 +651,8 @@ TEST_F_TIMEOUT(pre, evict_busy_sdma_queue, 300)
 #define HOG_SDMA	2		/* SDMA queues busy for ever */
 #define HOG_SMALL_N	4096
 #define HOG_SMALL_STEPS	20
-#define OP_MAX_MS	1000		/* what one operation may take */
+/* What one operation may take (longer under a debug kernel). */
+#define OP_MAX_MS	(1000 * (uint64_t)kt_timeout_scale())
 
 struct hog_report {
 	uint32_t huge_qid[HOG_HUGE];
