@@ -615,30 +615,32 @@ static bool same_contents(int a, int b, size_t size)
 	return same;
 }
 
-static void test_copy(void)
+/*
+ * A fresh image directory tmpdir/@name (made the image directory; its fd
+ * returned) and three BOs of @sizes at @va, 2 * @va, 3 * @va: @src filled
+ * with seeds @mul * i, @dst (to load into) with @dst_seed + i. Save jobs
+ * for two GPUs: BOs 0 and 1 on GPU 1, BO 2 on GPU 2, images of dump 7.
+ */
+static int two_gpu_setup(const char *name, const size_t sizes[3],
+			 uint64_t va, int mul, int dst_seed,
+			 struct kp_copy_bo src[3], struct kp_copy_bo dst[3],
+			 struct kp_copy_job jobs[2])
 {
-	size_t page = kp_page_size();
-	size_t sizes[3] = { 5 * page, page, 3 * page };
-	struct kp_copy_bo src[3], dst[3];
-	struct kp_copy_job jobs[2];
 	char dir[128];
-	int dirfd, fd, i;
-	uint8_t byte;
+	int dirfd, i;
 
-	snprintf(dir, sizeof(dir), "%s/copy", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/%s", tmpdir, name);
 	mkdir(dir, 0755);
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	kp_set_image_dir(dirfd);
-
 	for (i = 0; i < 3; i++) {
-		src[i] = (struct kp_copy_bo){ .addr = 0x1000000 * (i + 1),
+		src[i] = (struct kp_copy_bo){ .addr = va * (uint64_t)(i + 1),
 					      .size = sizes[i],
-					      .dmabuf_fd = fake_bo(sizes[i], i) };
+					      .dmabuf_fd = fake_bo(sizes[i], mul * i) };
 		dst[i] = src[i];
-		dst[i].dmabuf_fd = fake_bo(sizes[i], 100 + i);
+		dst[i].dmabuf_fd = fake_bo(sizes[i], dst_seed + i);
 	}
-	/* Two GPUs: BOs 0 and 1 on the first, 2 on the second. */
-	memset(jobs, 0, sizeof(jobs));
+	memset(jobs, 0, 2 * sizeof(*jobs));
 	jobs[0] = (struct kp_copy_job){ .dir = KP_COPY_SAVE, .gpu_id = 1,
 					.nbos = 2, .bos = &src[0],
 					.no_sync = true };
@@ -647,6 +649,20 @@ static void test_copy(void)
 					.no_sync = true };
 	kp_name_pages(jobs[0].image, 7, 1);
 	kp_name_pages(jobs[1].image, 7, 2);
+	return dirfd;
+}
+
+static void test_copy(void)
+{
+	size_t page = kp_page_size();
+	size_t sizes[3] = { 5 * page, page, 3 * page };
+	struct kp_copy_bo src[3], dst[3];
+	struct kp_copy_job jobs[2];
+	int dirfd, fd, i;
+	uint8_t byte;
+
+	dirfd = two_gpu_setup("copy", sizes, 0x1000000, 1, 100, src, dst,
+			      jobs);
 	/* Two pages for both jobs: one page windows, BOs in pieces. */
 	CHECK(!kp_copy_run(jobs, 2, 2 * page));
 	CHECK(jobs[0].window == page);
@@ -760,31 +776,12 @@ static void test_parallel_restore(void)
 	size_t sizes[3] = { 3 * page, 2 * page, page };
 	struct kp_copy_bo src[3], dst[3];
 	struct kp_copy_job jobs[2];
-	char dir[128];
 	int dirfd, fd, fds_before, i;
 	uint8_t byte;
 	pid_t child;
 
-	snprintf(dir, sizeof(dir), "%s/parallel", tmpdir);
-	mkdir(dir, 0755);
-	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	kp_set_image_dir(dirfd);
-	for (i = 0; i < 3; i++) {
-		src[i] = (struct kp_copy_bo){ .addr = 0x4000000 * (i + 1),
-					      .size = sizes[i],
-					      .dmabuf_fd = fake_bo(sizes[i], 3 * i) };
-		dst[i] = src[i];
-		dst[i].dmabuf_fd = fake_bo(sizes[i], 50 + i);
-	}
-	memset(jobs, 0, sizeof(jobs));
-	jobs[0] = (struct kp_copy_job){ .dir = KP_COPY_SAVE, .gpu_id = 1,
-					.nbos = 2, .bos = &src[0],
-					.no_sync = true };
-	jobs[1] = (struct kp_copy_job){ .dir = KP_COPY_SAVE, .gpu_id = 2,
-					.nbos = 1, .bos = &src[2],
-					.no_sync = true };
-	kp_name_pages(jobs[0].image, 7, 1);
-	kp_name_pages(jobs[1].image, 7, 2);
+	dirfd = two_gpu_setup("parallel", sizes, 0x4000000, 3, 50, src, dst,
+			      jobs);
 	CHECK(!kp_copy_run(jobs, 2, 64 << 20));
 	for (i = 0; i < 3; i++)
 		dst[i].checksum = src[i].checksum;
