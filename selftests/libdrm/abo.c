@@ -26,18 +26,26 @@ int abo_map(amdgpu_device_handle dev, amdgpu_bo_handle bo, uint64_t size,
 	return ret;
 }
 
-int abo_alloc(amdgpu_device_handle dev, uint64_t size, uint32_t domain,
-	      struct abo *o)
+int abo_new(amdgpu_device_handle dev, uint64_t size, uint32_t domain,
+	    uint64_t flags, amdgpu_bo_handle *bo)
 {
 	struct amdgpu_bo_alloc_request req = {
 		.alloc_size = size,
 		.phys_alignment = KT_PAGE,
 		.preferred_heap = domain,
+		.flags = flags,
 	};
+
+	return amdgpu_bo_alloc(dev, &req, bo);
+}
+
+int abo_alloc(amdgpu_device_handle dev, uint64_t size, uint32_t domain,
+	      struct abo *o)
+{
 	amdgpu_bo_handle bo;
 	int ret;
 
-	ret = amdgpu_bo_alloc(dev, &req, &bo);
+	ret = abo_new(dev, size, domain, 0, &bo);
 	if (ret)
 		return ret;
 	ret = abo_map(dev, bo, size, o);

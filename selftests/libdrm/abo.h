@@ -24,6 +24,9 @@ struct abo {
  */
 int abo_map(amdgpu_device_handle dev, amdgpu_bo_handle bo, uint64_t size,
 	    struct abo *o);
+/* A new BO of @size bytes in @domain with AMDGPU_GEM_CREATE_* @flags. */
+int abo_new(amdgpu_device_handle dev, uint64_t size, uint32_t domain,
+	    uint64_t flags, amdgpu_bo_handle *bo);
 /* A new BO in @domain, mapped at a GPU VA and for the CPU. */
 int abo_alloc(amdgpu_device_handle dev, uint64_t size, uint32_t domain,
 	      struct abo *o);

@@ -386,11 +386,6 @@ TEST_F(libdrm, bo_alloc_cpu_map_free)
 TEST_F(libdrm, no_cpu_access_bo_is_never_cpu_mapped)
 {
 	struct amdgpu_bo_import_result imp;
-	struct amdgpu_bo_alloc_request req = {
-		.alloc_size = KT_PAGE,
-		.phys_alignment = KT_PAGE,
-		.preferred_heap = AMDGPU_GEM_DOMAIN_VRAM,
-	};
 	amdgpu_bo_handle bo;
 	uint32_t fd;
 	struct ad a;
@@ -401,8 +396,9 @@ TEST_F(libdrm, no_cpu_access_bo_is_never_cpu_mapped)
 	for (pass = 0; pass < 2; pass++) {
 		bool no_cpu = !pass;
 
-		req.flags = no_cpu ? AMDGPU_GEM_CREATE_NO_CPU_ACCESS : 0;
-		ASSERT_EQ(0, amdgpu_bo_alloc(a.dev, &req, &bo));
+		ASSERT_EQ(0, abo_new(a.dev, KT_PAGE, AMDGPU_GEM_DOMAIN_VRAM,
+				     no_cpu ? AMDGPU_GEM_CREATE_NO_CPU_ACCESS : 0,
+				     &bo));
 		cpu = NULL;
 		EXPECT_EQ(no_cpu ? -EPERM : 0, amdgpu_bo_cpu_map(bo, &cpu));
 		if (cpu)
