@@ -25,7 +25,7 @@
 #define CW_FENCE1	0x1111u
 #define CW_FENCE2	0x2222u
 #define CW_UPTR_BASE	0x5f0000000000ULL
-#define CW_WAIT_MS	120000
+#define CW_WAIT_MS	(120000 * kt_timeout_scale())
 #define CW_SLOT_MASK	(KT_DOORBELL_SIZE - 1)
 /* The queue state flag of a queue stopped on an error (debugfs). */
 #define KFDSIM_QSTATE_ERROR	0x1

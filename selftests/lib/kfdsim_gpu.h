@@ -32,7 +32,7 @@
 #define KG_CP_FAIL_NTH		KG_DEBUGFS "/cp_fail_nth"
 
 /* Default wait for the simulated GPU: generous, TCG is slow. */
-#define KG_TIMEOUT_MS		60000
+#define KG_TIMEOUT_MS		(60000 * kt_timeout_scale())
 
 /* GPU VAs handed out by kg_bo_new(), far above the KT_VA() slots. */
 #define KG_VA_BASE		0x200000000000ULL

@@ -15,6 +15,20 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/kfd_ioctl.h>
+#include <stdlib.h>
+
+/*
+ * KFDSIM_TIMEOUT_SCALE (1 to 20, else 1): how many times slower than
+ * usual the kernel under test is (make check-debug sets it). Hang guards
+ * and the latency bounds tests assert are multiplied by it.
+ */
+static inline int kt_timeout_scale(void)
+{
+	const char *s = getenv("KFDSIM_TIMEOUT_SCALE");
+	long n = s ? strtol(s, NULL, 10) : 1;
+
+	return n < 2 || n > 20 ? 1 : (int)n;
+}
 
 #define KT_TOPOLOGY	"/sys/class/kfd/kfd/topology"
 #define KT_NODES	KT_TOPOLOGY "/nodes"

@@ -19,6 +19,8 @@
 
 #include <stdlib.h>
 
+#include "kfdsim_test.h"
+
 /*
  * Every test's timeout is a hang guard: the harness's 30 s default, or
  * TEST_F_TIMEOUT's. A debug kernel (KASAN, lockdep) under TCG runs several
@@ -26,14 +28,6 @@
  * multiplies them all before the tests run; make check-debug sets it.
  * Latency bounds a test asserts scale with kt_timeout_scale() too.
  */
-static inline int kt_timeout_scale(void)
-{
-	const char *s = getenv("KFDSIM_TIMEOUT_SCALE");
-	long n = s ? strtol(s, NULL, 10) : 1;
-
-	return n < 2 || n > 20 ? 1 : (int)n;
-}
-
 static inline void kt_scale_timeouts(void)
 {
 	struct __fixture_metadata *f;
