@@ -49,9 +49,9 @@
 #include <linux/kfdsim.h>
 
 #include "app_util.h"
+#include "rocr_util.h"
 
-#define MAX_GPUS	8
-#define WG_SIZE		256
+#define MAX_GPUS	ROCR_MAX_GPUS
 /* How long one wait may take before the run fails (a hang guard). */
 #define WAIT_LIMIT_MS	600000
 /* The SDMA traffic beside each dispatch. */
@@ -75,101 +75,24 @@ struct gpu {
 	uint32_t *t_dev;	/* traffic: VRAM */
 };
 
-static hsa_agent_t cpu;
-static bool have_cpu;
-static hsa_amd_memory_pool_t sys_pool, kernarg_pool;
-static bool have_sys, have_kernarg;
+/* The agents and pools ROCr offers; gpus[] takes the first -g GPUs. */
+static struct rocr_agents ra;
 static struct gpu gpus[MAX_GPUS];
 static unsigned int ngpus;
 static hsa_signal_t sig, tsig;
 static uint32_t *t_src, *t_dst;	/* traffic: host memory */
 static uint64_t traffic_seq;
 
-static hsa_status_t pool_cb(hsa_amd_memory_pool_t pool, void *data)
-{
-	hsa_amd_segment_t seg;
-	uint32_t flags;
-	bool alloc;
-
-	(void)data;
-	if (hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT,
-					 &seg) || seg != HSA_AMD_SEGMENT_GLOBAL)
-		return HSA_STATUS_SUCCESS;
-	if (hsa_amd_memory_pool_get_info(pool,
-			HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &alloc) ||
-	    !alloc)
-		return HSA_STATUS_SUCCESS;
-	if (hsa_amd_memory_pool_get_info(pool,
-			HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags))
-		return HSA_STATUS_ERROR;
-	if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) {
-		kernarg_pool = pool;
-		have_kernarg = true;
-	} else if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) {
-		sys_pool = pool;
-		have_sys = true;
-	}
-	return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t vram_cb(hsa_amd_memory_pool_t pool, void *data)
-{
-	hsa_amd_segment_t seg;
-	uint32_t flags;
-
-	if (hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT,
-					 &seg) || seg != HSA_AMD_SEGMENT_GLOBAL)
-		return HSA_STATUS_SUCCESS;
-	if (hsa_amd_memory_pool_get_info(pool,
-			HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags))
-		return HSA_STATUS_ERROR;
-	if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) {
-		*(hsa_amd_memory_pool_t *)data = pool;
-		return HSA_STATUS_INFO_BREAK;
-	}
-	return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t agent_cb(hsa_agent_t agent, void *data)
-{
-	hsa_device_type_t type;
-
-	(void)data;
-	if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type))
-		return HSA_STATUS_ERROR;
-	if (type == HSA_DEVICE_TYPE_CPU) {
-		if (have_cpu)
-			return HSA_STATUS_SUCCESS;
-		cpu = agent;
-		have_cpu = true;
-		return hsa_amd_agent_iterate_memory_pools(agent, pool_cb, NULL);
-	}
-	if (type != HSA_DEVICE_TYPE_GPU || ngpus == MAX_GPUS)
-		return HSA_STATUS_SUCCESS;
-	gpus[ngpus].agent = agent;
-	if (hsa_amd_agent_iterate_memory_pools(agent, vram_cb,
-					       &gpus[ngpus].vram) !=
-	    HSA_STATUS_INFO_BREAK)
-		return HSA_STATUS_ERROR;
-	ngpus++;
-	return HSA_STATUS_SUCCESS;
-}
-
 /* Pool memory every agent may access. */
 static void *alloc(hsa_amd_memory_pool_t pool, size_t size, const char *what)
 {
-	hsa_agent_t all[MAX_GPUS + 1];
 	hsa_status_t s;
-	unsigned int i;
 	void *p;
 
 	s = hsa_amd_memory_pool_allocate(pool, size, 0, &p);
 	if (s)
 		app_fail("allocating %s (%zu bytes): 0x%x", what, size, s);
-	all[0] = cpu;
-	for (i = 0; i < ngpus; i++)
-		all[i + 1] = gpus[i].agent;
-	s = hsa_amd_agents_allow_access(ngpus + 1, all, NULL, p);
+	s = rocr_allow_all(&ra, ngpus, p);
 	if (s)
 		app_fail("allow access to %s: 0x%x", what, s);
 	return p;
@@ -179,14 +102,8 @@ static void *alloc(hsa_amd_memory_pool_t pool, size_t size, const char *what)
 static void wait_sig(hsa_signal_t s, const char *what, unsigned int g,
 		     uint64_t round)
 {
-	uint64_t deadline = app_now_ms() + WAIT_LIMIT_MS;
-	hsa_signal_value_t v;
+	hsa_signal_value_t v = rocr_wait(s, WAIT_LIMIT_MS);
 
-	do {
-		v = hsa_signal_wait_scacquire(s, HSA_SIGNAL_CONDITION_LT, 1,
-					      UINT64_MAX,
-					      HSA_WAIT_STATE_BLOCKED);
-	} while (v >= 1 && app_now_ms() < deadline);
 	if (v != 0)
 		app_fail("gpu %u round %" PRIu64 ": %s did not complete (signal %ld)",
 			 g, round, what, (long)v);
@@ -221,9 +138,9 @@ static void traffic(struct gpu *gp, unsigned int g, uint64_t round)
 
 	for (i = 0; i < TRAFFIC_BYTES / 4; i++)
 		t_src[i] = (uint32_t)(app_hold_word(seq, i * 4) >> 7);
-	copy_n(gp->t_dev, gp->agent, t_src, cpu, TRAFFIC_BYTES, tsig,
+	copy_n(gp->t_dev, gp->agent, t_src, ra.cpu, TRAFFIC_BYTES, tsig,
 	       "traffic upload", g, round);
-	copy_n(t_dst, cpu, gp->t_dev, gp->agent, TRAFFIC_BYTES, tsig,
+	copy_n(t_dst, ra.cpu, gp->t_dev, gp->agent, TRAFFIC_BYTES, tsig,
 	       "traffic download", g, round);
 	if (memcmp(t_src, t_dst, TRAFFIC_BYTES))
 		app_fail("gpu %u round %" PRIu64 ": traffic pattern %" PRIu64 " came back wrong",
@@ -234,32 +151,13 @@ static void traffic(struct gpu *gp, unsigned int g, uint64_t round)
 static void dispatch_loop(struct gpu *gp, unsigned int g, uint64_t round)
 {
 	hsa_queue_t *q = gp->queue;
-	hsa_kernel_dispatch_packet_t *pkt;
 	uint64_t idx;
-	uint16_t header;
 
 	hsa_signal_store_screlease(sig, 1);
 	idx = hsa_queue_add_write_index_relaxed(q, 1);
 	while (idx - hsa_queue_load_read_index_scacquire(q) >= q->size)
 		app_sleep_ms(1);
-	pkt = (hsa_kernel_dispatch_packet_t *)q->base_address +
-	      (idx & (q->size - 1));
-	memset((uint8_t *)pkt + 4, 0, sizeof(*pkt) - 4);
-	pkt->workgroup_size_x = WG_SIZE;
-	pkt->workgroup_size_y = 1;
-	pkt->workgroup_size_z = 1;
-	pkt->grid_size_x = o.bytes / 4;
-	pkt->grid_size_y = 1;
-	pkt->grid_size_z = 1;
-	pkt->kernel_object = (uint64_t)(uintptr_t)gp->desc;
-	pkt->kernarg_address = gp->args;
-	pkt->completion_signal = sig;
-	header = HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE |
-		 1 << HSA_PACKET_HEADER_BARRIER |
-		 HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE |
-		 HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE;
-	__atomic_store_n((uint32_t *)pkt, header | 1u << 16, __ATOMIC_RELEASE);
-	hsa_signal_store_screlease(q->doorbell_signal, idx);
+	rocr_write_dispatch(q, idx, gp->desc, gp->args, o.bytes / 4, sig);
 	if (round == 0 && g == 0 && o.ready) {
 		app_write_marker(o.ready);
 		app_log("first dispatch running, ready marker %s written",
@@ -280,11 +178,11 @@ static void run_round(uint64_t round)
 
 		next = (g + 1) % ngpus;
 		np = &gpus[next];
-		copy(gp->dev, gp->agent, gp->host, cpu, "upload", g, round);
+		copy(gp->dev, gp->agent, gp->host, ra.cpu, "upload", g, round);
 		dispatch_loop(gp, g, round);
 		copy(np->mirror, np->agent, gp->dev, gp->agent,
 		     "copy to the next GPU", g, round);
-		copy(gp->host, cpu, np->mirror, np->agent, "download", g,
+		copy(gp->host, ra.cpu, np->mirror, np->agent, "download", g,
 		     round);
 	}
 	app_log("round %" PRIu64 " done, %" PRIu64 " traffic round trips so far",
@@ -358,30 +256,35 @@ static void setup(void)
 	s = hsa_init();
 	if (s)
 		app_fail("hsa_init: 0x%x", s);
-	s = hsa_iterate_agents(agent_cb, NULL);
+	s = rocr_agents_find(&ra, false);
 	if (s)
 		app_fail("hsa_iterate_agents: 0x%x", s);
-	if (!have_cpu || !have_sys || !have_kernarg)
+	if (!ra.ncpus || !ra.has_fine || !ra.has_kernarg)
 		app_fail("no CPU agent or system pools");
+	ngpus = ra.ngpus;
 	if (ngpus < o.ngpus)
 		app_fail("%u GPU agents, %" PRIu64 " wanted", ngpus, o.ngpus);
 	ngpus = o.ngpus;
+	for (g = 0; g < ngpus; g++) {
+		gpus[g].agent = ra.gpu[g];
+		gpus[g].vram = ra.vram[g];
+	}
 	s = hsa_signal_create(1, 0, NULL, &sig);
 	if (!s)
 		s = hsa_signal_create(1, 0, NULL, &tsig);
 	if (s)
 		app_fail("hsa_signal_create: 0x%x", s);
-	t_src = alloc(sys_pool, TRAFFIC_BYTES, "the traffic source");
-	t_dst = alloc(sys_pool, TRAFFIC_BYTES, "the traffic destination");
+	t_src = alloc(ra.fine, TRAFFIC_BYTES, "the traffic source");
+	t_dst = alloc(ra.fine, TRAFFIC_BYTES, "the traffic destination");
 	for (g = 0; g < ngpus; g++) {
 		struct gpu *gp = &gpus[g];
 
 		gp->dev = alloc(gp->vram, o.bytes, "the VRAM array");
 		gp->mirror = alloc(gp->vram, o.bytes, "the VRAM mirror");
-		gp->host = alloc(sys_pool, o.bytes, "the host array");
+		gp->host = alloc(ra.fine, o.bytes, "the host array");
 		gp->t_dev = alloc(gp->vram, TRAFFIC_BYTES, "the VRAM traffic");
-		gp->desc = alloc(kernarg_pool, sizeof(*gp->desc), "a descriptor");
-		gp->args = alloc(kernarg_pool, sizeof(*gp->args), "kernargs");
+		gp->desc = alloc(ra.kernarg, sizeof(*gp->desc), "a descriptor");
+		gp->args = alloc(ra.kernarg, sizeof(*gp->args), "kernargs");
 		*gp->desc = (struct kfdsim_kernel_descriptor){
 			.magic = KFDSIM_KERNEL_MAGIC,
 			.version = KFDSIM_KERNEL_VERSION,

@@ -354,13 +354,14 @@ finish() {
 	[ "$st" = "exit 0" ]
 }
 
-# start_app NAME ARGS...: start gpu_app with a ready marker and a release
-# file (see finish); prints its pid once the loop kernels run.
-start_app() {
-	local name=$1 pid
-	shift
+# start_exe NAME EXE ARGS...: start EXE (gpu_app or rocr_app) with a ready
+# marker and a release file (see finish); prints its pid once the loop
+# kernels run.
+start_exe() {
+	local name=$1 exe=$2 pid
+	shift 2
 	rm -f "$work/$name.ready" "$work/$name.go"
-	pid=$(e2e_start "$work/$name.log" "$work/$name.pid" "$app" \
+	pid=$(e2e_start "$work/$name.log" "$work/$name.pid" "$exe" \
 		--pid-file "$work/$name.pid" --ready "$work/$name.ready" \
 		--go "$work/$name.go" "$@") ||
 		{ note "$name did not start"; show "$work/$name.log"; return 1; }
@@ -371,6 +372,13 @@ start_app() {
 		return 1
 	fi
 	echo "$pid"
+}
+
+# start_app NAME ARGS...: start gpu_app with start_exe.
+start_app() {
+	local name=$1
+	shift
+	start_exe "$name" "$app" "$@"
 }
 
 # ---- the tests; each returns 0 (pass), 1 (fail) or 2 (skip, reason in
@@ -1235,21 +1243,9 @@ rocr_wanted() {
 	[[ " $only " == *" rocr "* ]] || [ "${KFDSIM_E2E_ROCR:-0}" = 1 ]
 }
 
-# start_rocr NAME: start rocr_app like start_app does gpu_app.
+# start_rocr NAME: start rocr_app with start_exe.
 start_rocr() {
-	local name=$1 pid
-	rm -f "$work/$name.ready" "$work/$name.go"
-	pid=$(e2e_start "$work/$name.log" "$work/$name.pid" "$rocr_app" \
-		--pid-file "$work/$name.pid" --ready "$work/$name.ready" \
-		--go "$work/$name.go" "${rocr_args[@]}") ||
-		{ note "$name did not start"; show "$work/$name.log"; return 1; }
-	if ! e2e_wait_file "$work/$name.ready" "$run_limit" "$pid"; then
-		note "$name never got ready"
-		tail -n 8 "$work/$name.log" | show
-		e2e_kill "$pid"
-		return 1
-	fi
-	echo "$pid"
+	start_exe "$1" "$rocr_app" "${rocr_args[@]}"
 }
 
 # rocr_dump NAME DIR [criu options]: start rocr_app, dump it mid-run, check

@@ -33,6 +33,7 @@
 
 #include "kt_harness.h"
 #include "kfdsim_test.h"
+#include "rocr_util.h"
 
 #define RT_TIMEOUT_NS	(60ULL * 1000000000ULL)
 #define RT_QUEUE_SIZE	256
@@ -42,16 +43,8 @@
 #define RT_COPY_SIZE	(5 * KT_MIB + 4 * KT_PAGE + 12)
 #define RT_ELEMS	5000
 
-struct rt {
-	hsa_agent_t cpu;
-	int ncpus;
-	int ngpus;
-	hsa_agent_t gpu[KT_MAX_GPUS];
-	hsa_amd_memory_pool_t vram[KT_MAX_GPUS];
-	hsa_amd_memory_pool_t fine;	/* system memory, fine grained */
-	hsa_amd_memory_pool_t kernarg;	/* system memory, kernarg pool */
-	bool has_fine, has_kernarg;
-};
+/* The fixtures size their arrays for KT_MAX_GPUS. */
+_Static_assert(ROCR_MAX_GPUS <= KT_MAX_GPUS, "ROCR_MAX_GPUS too large");
 
 static uint64_t rt_now_ns(void)
 {
@@ -61,86 +54,15 @@ static uint64_t rt_now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static hsa_status_t rt_pool_cb(hsa_amd_memory_pool_t pool, void *data)
-{
-	struct rt *rt = data;
-	hsa_amd_segment_t seg;
-	uint32_t flags;
-	bool alloc;
-
-	if (hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT,
-					 &seg) || seg != HSA_AMD_SEGMENT_GLOBAL)
-		return HSA_STATUS_SUCCESS;
-	if (hsa_amd_memory_pool_get_info(pool,
-			HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &alloc) ||
-	    !alloc)
-		return HSA_STATUS_SUCCESS;
-	if (hsa_amd_memory_pool_get_info(pool,
-			HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags))
-		return HSA_STATUS_ERROR;
-	if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT) {
-		rt->kernarg = pool;
-		rt->has_kernarg = true;
-	} else if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) {
-		rt->fine = pool;
-		rt->has_fine = true;
-	}
-	return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t rt_vram_cb(hsa_amd_memory_pool_t pool, void *data)
-{
-	hsa_amd_memory_pool_t *out = data;
-	hsa_amd_segment_t seg;
-	uint32_t flags;
-
-	if (hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT,
-					 &seg) || seg != HSA_AMD_SEGMENT_GLOBAL)
-		return HSA_STATUS_SUCCESS;
-	if (hsa_amd_memory_pool_get_info(pool,
-			HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &flags))
-		return HSA_STATUS_ERROR;
-	if (flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) {
-		*out = pool;
-		return HSA_STATUS_INFO_BREAK;
-	}
-	return HSA_STATUS_SUCCESS;
-}
-
-static hsa_status_t rt_agent_cb(hsa_agent_t agent, void *data)
-{
-	struct rt *rt = data;
-	hsa_device_type_t type;
-	hsa_status_t s;
-
-	if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type))
-		return HSA_STATUS_ERROR;
-	if (type == HSA_DEVICE_TYPE_CPU) {
-		if (!rt->ncpus++)
-			rt->cpu = agent;
-		return hsa_amd_agent_iterate_memory_pools(agent, rt_pool_cb,
-							  rt);
-	}
-	if (type != HSA_DEVICE_TYPE_GPU || rt->ngpus == KT_MAX_GPUS)
-		return HSA_STATUS_ERROR;
-	rt->gpu[rt->ngpus] = agent;
-	s = hsa_amd_agent_iterate_memory_pools(agent, rt_vram_cb,
-					       &rt->vram[rt->ngpus]);
-	if (s != HSA_STATUS_INFO_BREAK)
-		return HSA_STATUS_ERROR;
-	rt->ngpus++;
-	return HSA_STATUS_SUCCESS;
-}
-
 /* hsa_init and the agents and pools every test uses; 0 or a message. */
-static int rt_open(struct rt *rt, char *msg, size_t len)
+static int rt_open(struct rocr_agents *rt, char *msg, size_t len)
 {
 	hsa_status_t s;
 
 	memset(rt, 0, sizeof(*rt));
 	s = hsa_init();
 	KT_CHECK(s == HSA_STATUS_SUCCESS, "hsa_init: %d", s);
-	s = hsa_iterate_agents(rt_agent_cb, rt);
+	s = rocr_agents_find(rt, true);
 	KT_CHECK(s == HSA_STATUS_SUCCESS, "hsa_iterate_agents: 0x%x", s);
 	KT_CHECK(rt->ncpus >= 1 && rt->ngpus >= 1, "%d CPU, %d GPU agents",
 		 rt->ncpus, rt->ngpus);
@@ -151,18 +73,14 @@ static int rt_open(struct rt *rt, char *msg, size_t len)
 }
 
 /* Pool memory every agent may access; NULL on failure. */
-static void *rt_alloc(struct rt *rt, hsa_amd_memory_pool_t pool, size_t size)
+static void *rt_alloc(struct rocr_agents *rt, hsa_amd_memory_pool_t pool,
+		      size_t size)
 {
-	hsa_agent_t all[KT_MAX_GPUS + 1];
 	void *p;
-	int i;
 
 	if (hsa_amd_memory_pool_allocate(pool, size, 0, &p))
 		return NULL;
-	all[0] = rt->cpu;
-	for (i = 0; i < rt->ngpus; i++)
-		all[i + 1] = rt->gpu[i];
-	if (hsa_amd_agents_allow_access(rt->ngpus + 1, all, NULL, p)) {
+	if (rocr_allow_all(rt, rt->ngpus, p)) {
 		hsa_amd_memory_pool_free(p);
 		return NULL;
 	}
@@ -172,15 +90,7 @@ static void *rt_alloc(struct rt *rt, hsa_amd_memory_pool_t pool, size_t size)
 /* Wait until @sig drops below 1; its value, or 1 after the timeout. */
 static hsa_signal_value_t rt_wait(hsa_signal_t sig)
 {
-	uint64_t deadline = rt_now_ns() + RT_TIMEOUT_NS;
-	hsa_signal_value_t v;
-
-	do {
-		v = hsa_signal_wait_scacquire(sig, HSA_SIGNAL_CONDITION_LT, 1,
-					      UINT64_MAX,
-					      HSA_WAIT_STATE_BLOCKED);
-	} while (v >= 1 && rt_now_ns() < deadline);
-	return v;
+	return rocr_wait(sig, RT_TIMEOUT_NS / 1000000);
 }
 
 /*
@@ -219,7 +129,7 @@ static int rt_kmsg_find(int fd, const char *needle, unsigned int ms,
  * host -> VRAM of GPU 0 -> VRAM of the last GPU -> host, with ROCr's SDMA
  * copies; the bytes must come back exactly.
  */
-static int rt_copy_roundtrip(struct rt *rt, char *msg, size_t len)
+static int rt_copy_roundtrip(struct rocr_agents *rt, char *msg, size_t len)
 {
 	int last = rt->ngpus - 1;
 	uint8_t *src, *dst, *v0, *v1;
@@ -280,36 +190,17 @@ static void rt_dispatch(hsa_queue_t *q, const void *desc, const void *kernarg,
 			uint32_t n, hsa_signal_t done)
 {
 	uint64_t idx = hsa_queue_add_write_index_relaxed(q, 1);
-	hsa_kernel_dispatch_packet_t *pkt;
-	uint16_t header;
 
 	while (idx - hsa_queue_load_read_index_scacquire(q) >= q->size)
 		sched_yield();
-	pkt = (hsa_kernel_dispatch_packet_t *)q->base_address +
-	      (idx & (q->size - 1));
-	memset((uint8_t *)pkt + 4, 0, sizeof(*pkt) - 4);
-	pkt->workgroup_size_x = 256;
-	pkt->workgroup_size_y = 1;
-	pkt->workgroup_size_z = 1;
-	pkt->grid_size_x = n;
-	pkt->grid_size_y = 1;
-	pkt->grid_size_z = 1;
-	pkt->kernel_object = (uint64_t)(uintptr_t)desc;
-	pkt->kernarg_address = (void *)kernarg;
-	pkt->completion_signal = done;
-	header = HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE |
-		 1 << HSA_PACKET_HEADER_BARRIER |
-		 HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE |
-		 HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE;
-	__atomic_store_n((uint32_t *)pkt, header | 1u << 16, __ATOMIC_RELEASE);
-	hsa_signal_store_screlease(q->doorbell_signal, idx);
+	rocr_write_dispatch(q, idx, desc, kernarg, n, done);
 }
 
 /*
  * c = a + b with the built-in u32 vector add, through an AQL queue that
  * ROCr created on GPU @g, checked against the CPU.
  */
-static int rt_vadd(struct rt *rt, int g, char *msg, size_t len)
+static int rt_vadd(struct rocr_agents *rt, int g, char *msg, size_t len)
 {
 	struct kfdsim_kernel_descriptor *desc;
 	struct kfdsim_args_vadd *args;
@@ -377,7 +268,7 @@ out:
 }
 
 FIXTURE(rocr) {
-	struct rt rt;
+	struct rocr_agents rt;
 };
 
 FIXTURE_SETUP(rocr)
@@ -740,7 +631,7 @@ TEST_F_TIMEOUT(rocr, queue_error_callback_names_the_cause, RT_TEST_TIMEOUT)
 /* A whole ROCr session, in a child the test outlives. */
 static int rt_session(void *arg, char *msg, size_t len)
 {
-	struct rt rt;
+	struct rocr_agents rt;
 
 	(void)arg;
 	if (rt_open(&rt, msg, len) || rt_copy_roundtrip(&rt, msg, len) ||
@@ -846,7 +737,7 @@ static int rt_child_stderr(int (*fn)(void *arg), void *arg, char *err,
 static int rt_fill_child(void *arg)
 {
 	char msg[256];
-	struct rt rt;
+	struct rocr_agents rt;
 	void *v;
 
 	(void)arg;
@@ -871,7 +762,7 @@ static int rt_same_gpu_copy_child(void *arg)
 	size_t size = 4 * KT_MIB;
 	hsa_signal_t sig;
 	char msg[256];
-	struct rt rt;
+	struct rocr_agents rt;
 	void *a, *b;
 
 	(void)arg;
