@@ -418,7 +418,7 @@ static int cw_build(struct kg_rt *rt, struct cw_layout *L, struct cw_view *v,
 			CW_FAIL("queue %u not in debugfs", qi.id);
 		if (info.flags & KFDSIM_QSTATE_ERROR)
 			break;
-		if (i == CW_WAIT_MS)
+		if (i == (uint32_t)CW_WAIT_MS)
 			CW_FAIL("queue %u does not stop on a bad packet", qi.id);
 		kg_sleep_ms(1);
 	}
