@@ -1091,6 +1091,8 @@ static uint64_t compute(const char *child_ready, pid_t child)
 /* ---- benchmark mode ---- */
 
 #define HOLD_BLOCK	(64 * 1024ULL)
+/* HOLD_BLOCK, or the BO size when BOs are smaller (the per-BO bench). */
+static uint64_t hold_block = HOLD_BLOCK;
 
 static volatile sig_atomic_t hold_requests;
 
@@ -1120,7 +1122,7 @@ static uint64_t hold_expect(uint64_t off, uint64_t phases)
 	uint64_t k;
 
 	for (k = phases + 1; k-- > 0;)
-		if (hold_writes(off / HOLD_BLOCK, k))
+		if (hold_writes(off / hold_block, k))
 			return app_hold_word(o.seed + k * 7919, off);
 	return 0;
 }
@@ -1135,13 +1137,13 @@ static uint64_t hold_phase(struct bo *bos, int nbos, uint64_t k)
 		uint64_t *w = bos[n].cpu;
 
 		/* BO sizes are multiples of the block (see hold()). */
-		for (i = 0; i < bos[n].size; i += HOLD_BLOCK, off += HOLD_BLOCK) {
-			if (!hold_writes(off / HOLD_BLOCK, k))
+		for (i = 0; i < bos[n].size; i += hold_block, off += hold_block) {
+			if (!hold_writes(off / hold_block, k))
 				continue;
-			for (j = 0; j < HOLD_BLOCK; j += 8)
+			for (j = 0; j < hold_block; j += 8)
 				w[(i + j) / 8] = app_hold_word(o.seed + k * 7919,
 							       off + j);
-			written += HOLD_BLOCK;
+			written += hold_block;
 		}
 	}
 	return written;
@@ -1149,13 +1151,18 @@ static uint64_t hold_phase(struct bo *bos, int nbos, uint64_t k)
 
 static void hold(void)
 {
-	uint64_t per_gpu = round_up(o.hold / (uint64_t)ngpus, HOLD_BLOCK);
-	uint64_t bo_size = round_up(o.bo_size, HOLD_BLOCK);
-	uint64_t nbos_max = (per_gpu + bo_size - 1) / bo_size;
+	uint64_t per_gpu, bo_size, nbos_max;
 	uint64_t off = 0, i, n, left, t, checked = 0, phases = 0, w;
 	struct bo *bos;
 	char marker[4096];
 	int g, nbos = 0, k;
+
+	/* Blocks never straddle BOs: BO sizes are multiples of a block. */
+	if (o.bo_size < HOLD_BLOCK)
+		hold_block = o.bo_size;
+	per_gpu = round_up(o.hold / (uint64_t)ngpus, hold_block);
+	bo_size = round_up(o.bo_size, hold_block);
+	nbos_max = (per_gpu + bo_size - 1) / bo_size;
 
 	if (signal(SIGUSR1, hold_sigusr1) == SIG_ERR)
 		app_fail("signal: %s", strerror(errno));
