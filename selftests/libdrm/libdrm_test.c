@@ -1082,6 +1082,21 @@ TEST_F(vm, upstream_argument_rules)
 	KT_EXPECT_COUNTERS_BACK();
 }
 
+/* CS chunks for a raw DRM_IOCTL_AMDGPU_CS: an IB @ci, then a fence @f. */
+static void ib_fence_chunks(struct drm_amdgpu_cs_chunk chunks[2],
+			    uint64_t ptrs[2], struct drm_amdgpu_cs_chunk_ib *ci,
+			    struct drm_amdgpu_cs_chunk_fence *f)
+{
+	chunks[0].chunk_id = AMDGPU_CHUNK_ID_IB;
+	chunks[0].length_dw = sizeof(*ci) / 4;
+	chunks[0].chunk_data = (uintptr_t)ci;
+	chunks[1].chunk_id = AMDGPU_CHUNK_ID_FENCE;
+	chunks[1].length_dw = sizeof(*f) / 4;
+	chunks[1].chunk_data = (uintptr_t)f;
+	ptrs[0] = (uintptr_t)&chunks[0];
+	ptrs[1] = (uintptr_t)&chunks[1];
+}
+
 /*
  * CS with flags the kernel does not look at, and user-fence errors as
  * amdgpu_cs_p1_user_fence() reports them (all -EINVAL).
@@ -1106,14 +1121,7 @@ TEST_F(vm, cs_flags_and_user_fence_errors)
 	ci.ib_bytes = 32;
 	ci.flags = 0xffffffff & ~AMDGPU_IB_FLAG_PREAMBLE;
 	ci._pad = 0xabcd;
-	chunks[0].chunk_id = AMDGPU_CHUNK_ID_IB;
-	chunks[0].length_dw = sizeof(ci) / 4;
-	chunks[0].chunk_data = (uintptr_t)&ci;
-	chunks[1].chunk_id = AMDGPU_CHUNK_ID_FENCE;
-	chunks[1].length_dw = sizeof(f) / 4;
-	chunks[1].chunk_data = (uintptr_t)&f;
-	ptrs[0] = (uintptr_t)&chunks[0];
-	ptrs[1] = (uintptr_t)&chunks[1];
+	ib_fence_chunks(chunks, ptrs, &ci, &f);
 
 	/* the fixture's context is the file's first: id 1, as in amdgpu */
 	memset(&cs, 0, sizeof(cs));
@@ -1767,14 +1775,7 @@ TEST_F(compute, fences_per_ring)
 	ci.ib_bytes = 32;
 	f.handle = ib_handle;
 	f.offset = AD_FENCE_SLOT * 8 + 4;
-	chunks[0].chunk_id = AMDGPU_CHUNK_ID_IB;
-	chunks[0].length_dw = sizeof(ci) / 4;
-	chunks[0].chunk_data = (uintptr_t)&ci;
-	chunks[1].chunk_id = AMDGPU_CHUNK_ID_FENCE;
-	chunks[1].length_dw = sizeof(f) / 4;
-	chunks[1].chunk_data = (uintptr_t)&f;
-	ptrs[0] = (uintptr_t)&chunks[0];
-	ptrs[1] = (uintptr_t)&chunks[1];
+	ib_fence_chunks(chunks, ptrs, &ci, &f);
 	memset(&cs, 0, sizeof(cs));
 	cs.in.ctx_id = 1;
 	cs.in.num_chunks = 2;
