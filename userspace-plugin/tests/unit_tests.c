@@ -1000,6 +1000,24 @@ static void write_chunked_image(int dirfd, uint64_t dump_id,
 	free(t);
 }
 
+/*
+ * Make @dirfd the image directory and read its kfd-1.img: the process
+ * record (NULL if it cannot be read), its header in *@h (or NULL).
+ */
+static KfdProcess *read_kfd1(int dirfd, KfdHeader **h)
+{
+	KfdProcess *p;
+	int img;
+
+	kp_set_image_dir(dirfd);
+	img = kp_img_open("kfd-1.img");
+	*h = img < 0 ? NULL : kp_read_header(img, "kfd-1.img");
+	p = *h ? kp_read_process(img, "kfd-1.img", *h) : NULL;
+	if (img >= 0)
+		close(img);
+	return p;
+}
+
 /* Restore the image in @dirfd into a dirty BO; 0 and the same as @src. */
 static int restore_chunked(int dirfd, int src)
 {
@@ -1011,14 +1029,9 @@ static int restore_chunked(int dirfd, int src)
 		.dir = KP_COPY_LOAD, .gpu_id = 1111, .nbos = 1, .bos = &bo,
 		.no_sync = true, .chunk = CH,
 	};
-	int img, ret = -EIO;
+	int ret = -EIO;
 
-	kp_set_image_dir(dirfd);
-	img = kp_img_open("kfd-1.img");
-	h = img < 0 ? NULL : kp_read_header(img, "kfd-1.img");
-	p = h ? kp_read_process(img, "kfd-1.img", h) : NULL;
-	if (img >= 0)
-		close(img);
+	p = read_kfd1(dirfd, &h);
 	if (!p)
 		goto out;
 	ret = kp_chain_open(dirfd, "kfd-1.img", p, &chain);
@@ -1059,14 +1072,9 @@ static int restore_chunked_parallel(int dirfd, int src)
 	KfdHeader *h = NULL;
 	KfdProcess *p = NULL;
 	pid_t child;
-	int img, ret;
+	int ret;
 
-	kp_set_image_dir(dirfd);
-	img = kp_img_open("kfd-1.img");
-	h = img < 0 ? NULL : kp_read_header(img, "kfd-1.img");
-	p = h ? kp_read_process(img, "kfd-1.img", h) : NULL;
-	if (img >= 0)
-		close(img);
+	p = read_kfd1(dirfd, &h);
 	if (!p) {
 		ret = -EIO;
 		goto out;
