@@ -107,33 +107,35 @@ static const char *const kp_kind_names[] = {
 	[KFD_CHUNK__KFD_CHUNK_PARENT] = "parent's",
 };
 
-/* Save one chunk: classify it, and write it if it is DATA. */
+void kp_chunk_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
+		       uint64_t c, size_t clen, bool zero, uint64_t h)
+{
+	if (zero) {
+		bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_ZERO;
+		bo->sums[c] = clen == j->chunk ? j->zero_sum :
+						 kp_sum_zeros(clen);
+		return;
+	}
+	bo->sums[c] = h;
+	bo->kinds[c] = bo->base && bo->base[c] == h ?
+		       KFD_CHUNK__KFD_CHUNK_PARENT : KFD_CHUNK__KFD_CHUNK_DATA;
+}
+
+/* Save one chunk: classify it (unless the GPU did), write it if DATA. */
 static int kp_chunk_save(const struct kp_copy_job *j, int img,
 			 struct kp_copy_bo *bo, uint64_t c, const uint8_t *p,
 			 size_t clen)
 {
-	uint64_t h;
+	bool zero;
 	int ret;
 
-	if (bo->scanned) {
-		if (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA)
-			return 0;
-		goto store;
+	if (!bo->scanned) {
+		zero = kp_is_zero(p, clen);
+		kp_chunk_classify(j, bo, c, clen, zero,
+				  zero ? 0 : kp_sum_buf(p, clen));
 	}
-	if (kp_is_zero(p, clen)) {
-		bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_ZERO;
-		bo->sums[c] = clen == j->chunk ? j->zero_sum :
-						 kp_sum_zeros(clen);
+	if (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA)
 		return 0;
-	}
-	h = kp_sum_buf(p, clen);
-	bo->sums[c] = h;
-	if (bo->base && bo->base[c] == h) {
-		bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_PARENT;
-		return 0;
-	}
-	bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
-store:
 	ret = kp_write_all(img, p, clen);
 	if (ret)
 		kp_err("cannot write image %s: %s", j->image, strerror(-ret));

@@ -128,6 +128,14 @@ int kp_copy_image_io(const struct kp_copy_job *j, int img,
 		     size_t len, struct kp_sum *sum);
 
 /*
+ * Record chunk @c (@clen bytes) of @bo: ZERO when @zero (with the checksum
+ * of that many zero bytes), else its checksum @h and PARENT when the
+ * parent's (bo->base) is the same, DATA otherwise.
+ */
+void kp_chunk_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
+		       uint64_t c, size_t clen, bool zero, uint64_t h);
+
+/*
  * Run the jobs, one thread each, with at most @max_buffer bytes mapped
  * at a time overall. Returns 0 or the first job's error (each failure has
  * been logged).

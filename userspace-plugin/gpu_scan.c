@@ -10,7 +10,6 @@
 #include <strings.h>
 #include <linux/kfdsim.h>
 
-#include "checksum.h"
 #include "gpu_scan.h"
 #include "images.h"
 #include "util.h"
@@ -95,27 +94,20 @@ int kp_scan_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
 		     uint64_t c0, uint64_t n, const uint64_t *pairs,
 		     char *why, size_t why_len)
 {
-	uint64_t c, h, zero, clen;
+	uint64_t c, h;
+	bool zero;
 
 	for (c = c0; c < c0 + n; c++) {
 		h = pairs[2 * (c - c0)];
-		clen = kp_chunk_len(bo->size, j->chunk, c);
-		if (!pairs[2 * (c - c0) + 1]) {
-			zero = clen == j->chunk ? j->zero_sum :
-						  kp_sum_zeros(clen);
-			if (h != zero) {
-				snprintf(why, why_len,
-					 "BO 0x%" PRIx64 ": the GPU's checksum of zero chunk %" PRIu64 " is 0x%016" PRIx64 ", not 0x%016" PRIx64,
-					 bo->addr, c, h, zero);
-				return -EIO;
-			}
-			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_ZERO;
-		} else if (bo->base && bo->base[c] == h) {
-			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_PARENT;
-		} else {
-			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
+		zero = !pairs[2 * (c - c0) + 1];
+		kp_chunk_classify(j, bo, c, kp_chunk_len(bo->size, j->chunk, c),
+				  zero, h);
+		if (zero && h != bo->sums[c]) {
+			snprintf(why, why_len,
+				 "BO 0x%" PRIx64 ": the GPU's checksum of zero chunk %" PRIu64 " is 0x%016" PRIx64 ", not 0x%016" PRIx64,
+				 bo->addr, c, h, bo->sums[c]);
+			return -EIO;
 		}
-		bo->sums[c] = h;
 	}
 	return 0;
 }
