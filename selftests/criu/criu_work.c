@@ -747,9 +747,18 @@ static int cw_verify(struct cw_view *v, const struct cw_layout *L,
 
 	/* The loop completes, fires its event and signal, then the copy. */
 	ret = kg_wait1(v->kfd, L->ev[CW_EV_DONE], CW_WAIT_MS);
-	if (ret != KFD_IOC_WAIT_RESULT_COMPLETE)
-		CW_FAIL("loop completion event %u: %d", L->ev[CW_EV_DONE],
-			ret);
+	if (ret != KFD_IOC_WAIT_RESULT_COMPLETE) {
+		struct kg_qinfo qi = { 0 };
+
+		/* Where the loop stands tells a stall from a slow guest. */
+		if (cw_qinfo(getpid(), L, CW_Q_LOOP, &qi))
+			CW_FAIL("loop completion event %u: %d (loop queue %u not in debugfs)",
+				L->ev[CW_EV_DONE], ret, L->q[CW_Q_LOOP].id);
+		CW_FAIL("loop completion event %u: %d (loop queue %u: rptr %llu step %u wg %u flags %#x evicted %d)",
+			L->ev[CW_EV_DONE], ret, L->q[CW_Q_LOOP].id,
+			(unsigned long long)qi.rptr, qi.iteration, qi.next_wg,
+			qi.flags, qi.evicted);
+	}
 	s = cw_sig(v, L, L->sig_loop);
 	if (cw_wait_u64((uint64_t *)&s->value, 0, CW_WAIT_MS))
 		CW_FAIL("loop signal is %lld after its event",
