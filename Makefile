@@ -212,10 +212,14 @@ bench: modules selftests
 # the plugin's own writer (build/plugin/fuzz/corpus keeps what it learns;
 # crashes land in build/plugin/fuzz/artifacts). 2. The RESTORE mutation
 # fuzzer in the VM: FUZZ_COUNT blobs (at about 200 a second under TCG,
-# 300000 take about 25 minutes) on the module built here; the guest's
-# kernel log must stay clean (use KVER= a debug kernel for KASAN etc.).
+# 300000 take about 25 minutes) on the module built here, FUZZ_JOBS
+# processes at once (one per guest CPU), for at most FUZZ_SECONDS; the
+# guest's kernel log must stay clean (use KVER= a debug kernel for KASAN
+# etc.).
 FUZZ_TIME ?= 600
 FUZZ_COUNT ?= 300000
+FUZZ_JOBS ?= 2
+FUZZ_SECONDS ?= $$(($(FUZZ_COUNT) / 50 + 300))
 FUZZ_DIR := $(BUILD)/plugin/fuzz
 fuzz: modules selftests
 	$(MAKE) -C userspace-plugin fuzz
@@ -225,10 +229,11 @@ fuzz: modules selftests
 		-max_len=65536 -print_final_stats=1 \
 		-artifact_prefix=$(FUZZ_DIR)/artifacts/ $(FUZZ_DIR)/corpus \
 		2>&1 | grep -E '^(stat::|==|SUMMARY|Done|INFO: Seed)|ERROR'
-	scripts/vm-run --timeout $$(($(FUZZ_COUNT) / 50 + 600)) \
+	scripts/vm-run --timeout $$(($(FUZZ_SECONDS) + 300)) \
 		--env KFDSIM_INSMOD=only --env KFDSIM_KO=$(CURDIR)/kfdsim.ko \
 		--env KFDSIM_FUZZ_COUNT=$(FUZZ_COUNT) \
-		--env KFDSIM_FUZZ_SECONDS=$$(($(FUZZ_COUNT) / 50 + 300)) \
+		--env KFDSIM_FUZZ_JOBS=$(FUZZ_JOBS) \
+		--env KFDSIM_FUZZ_SECONDS=$(FUZZ_SECONDS) \
 		-- sh -c '. selftests/lib/ksft-lib.sh; load 0 && \
 			build/selftests/restore_fuzz_test; r=$$?; \
 			unload fuzz; [ $$r -eq 0 ] && [ "$$failed" -eq 0 ]'
