@@ -178,7 +178,7 @@ check:
 # clone. Opt-in: the first build takes about 30 minutes on 2 cores.
 # The tests' own time limits (hang guards) are multiplied by
 # CHECK_DEBUG_SCALE there.
-CHECK_DEBUG_TIMEOUT ?= 7200
+CHECK_DEBUG_TIMEOUT ?= 14400
 CHECK_DEBUG_SCALE ?= 4
 check-debug:
 	@scripts/install-deps

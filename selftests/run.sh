@@ -32,7 +32,10 @@
 #                        module's default; the VRAM exhaustion tests
 #                        allocate and zero all of it, a few seconds under
 #                        TCG)
-#   KFDSIM_TEST_TIMEOUT  seconds per test binary (default 900)
+#   KFDSIM_TEST_TIMEOUT  seconds per test binary (default 900); the
+#                        end-to-end area, the longest (about 300 s of
+#                        guest time on Debian's kernel, over an hour under
+#                        the debug kernel), gets three times that
 #   KFDSIM_TIMEOUT_SCALE multiply every time limit (the binaries' and each
 #                        test's hang guard) by this whole number: make
 #                        check-debug sets it for the slow debug kernel
@@ -68,9 +71,15 @@ run() {
 	fi
 	echo "# ---- ${name}_test $*"
 	start=$(date +%s)
-	env "$@" timeout -k 10 "$limit" "$exe" >"$log" 2>&1
-	rc=$?
-	cat "$log"
+	area_limit=$limit
+	[ "$name" != e2e ] || area_limit=$((limit * 3))
+	# Shown as it runs (a long area's progress is visible on the console);
+	# the exit status is the test's, not tee's.
+	{
+		env "$@" timeout -k 10 "$area_limit" "$exe" 2>&1
+		echo $? >"$work/$name.rc"
+	} | tee "$log"
+	rc=$(cat "$work/$name.rc" 2>/dev/null || echo 1)
 	if [ -n "${KFDSIM_VM_RESULTS:-}" ] && [ -w "$KFDSIM_VM_RESULTS" ]; then
 		cp "$log" "$KFDSIM_VM_RESULTS/${name}_test.log" 2>/dev/null
 	fi
@@ -92,7 +101,7 @@ run() {
 	failed=$((failed + $2 + $4 + $6))
 	check_skips "$name" "$log" "$5"
 	# A binary that reports no failure but exits badly has failed.
-	if [ $rc -ne 0 ] && [ $(($2 + $4 + $6)) -eq 0 ] && [ $rc -ne 4 ]; then
+	if [ "$rc" -ne 0 ] && [ $(($2 + $4 + $6)) -eq 0 ] && [ "$rc" -ne 4 ]; then
 		result 1 "${name}_test exit status $rc"
 	fi
 }
