@@ -73,13 +73,16 @@ run() {
 	start=$(date +%s)
 	area_limit=$limit
 	[ "$name" != e2e ] || area_limit=$((limit * 3))
-	# Shown as it runs (a long area's progress is visible on the console);
-	# the exit status is the test's, not tee's.
-	{
-		env "$@" timeout -k 10 "$area_limit" "$exe" 2>&1
-		echo $? >"$work/$name.rc"
-	} | tee "$log"
-	rc=$(cat "$work/$name.rc" 2>/dev/null || echo 1)
+	env "$@" timeout -k 10 "$area_limit" "$exe" >"$log" 2>&1 &
+	tpid=$!
+	# Shown as it runs (a long area's progress is visible); following the
+	# file, not a pipe, so a process the test left behind holding its
+	# stdout cannot keep the run waiting.
+	tail -n +1 -s 1 -f --pid="$tpid" "$log" &
+	fpid=$!
+	wait "$tpid"
+	rc=$?
+	wait "$fpid"
 	if [ -n "${KFDSIM_VM_RESULTS:-}" ] && [ -w "$KFDSIM_VM_RESULTS" ]; then
 		cp "$log" "$KFDSIM_VM_RESULTS/${name}_test.log" 2>/dev/null
 	fi
