@@ -175,7 +175,7 @@ check:
 
 # The same suite under a debug kernel (KASAN, lockdep, kmemleak, UBSAN, ...)
 # built once per machine by scripts/debug-kernel and cached outside the
-# clone. Opt-in: the first build takes about 30 minutes on 2 cores.
+# clone. Opt-in: the first build takes about 12 minutes on 2 idle cores.
 # The tests' own time limits (hang guards) are multiplied by
 # CHECK_DEBUG_SCALE there.
 CHECK_DEBUG_TIMEOUT ?= 14400
