@@ -36,6 +36,10 @@
 #                        end-to-end area, the longest (about 300 s of
 #                        guest time on Debian's kernel, over an hour under
 #                        the debug kernel), gets three times that
+#   KFDSIM_AREAS         run only these areas (space-separated; area
+#                        names as in $areas, plus criu-other-node, reload
+#                        for the seed reload checks, and e2e); a developer's
+#                        shortcut, make check runs them all
 #   KFDSIM_TIMEOUT_SCALE multiply every time limit (the binaries' and each
 #                        test's hang guard) by this whole number: make
 #                        check-debug sets it for the slow debug kernel
@@ -160,9 +164,18 @@ if loaded; then
 	result $? "unload a kfdsim left loaded before the run"
 fi
 
+# wanted AREA: is AREA selected by KFDSIM_AREAS (all are when it is unset)?
+wanted() {
+	case " ${KFDSIM_AREAS:-$1} " in
+	*" $1 "*) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
 ids=$work/seed
 if load 0; then
 	for area in $areas; do
+		wanted "$area" || continue
 		if [ "$area" = topology ]; then
 			run topology KFDSIM_TOPO_SAVE="$ids.0"
 		elif [ "$area" = restore_fuzz ]; then
@@ -178,27 +191,30 @@ if load 0; then
 fi
 
 # Checkpoint on seed 0, restore on seed 5 (loads and unloads kfdsim itself).
-run criu-other-node
+! wanted criu-other-node || run criu-other-node
 
-if load 1; then
+if wanted reload && load 1; then
 	run topology KFDSIM_TOPO_SAVE="$ids.1" KFDSIM_TOPO_DIFFERENT="$ids.0"
 	unload "seed 1"
 fi
 
-if load 3; then
+if wanted reload && load 3; then
 	run topology KFDSIM_TOPO_DIFFERENT="$ids.0:$ids.1"
 	unload "seed 3"
 fi
 
-if load 0; then
+if wanted reload && load 0; then
 	run topology KFDSIM_TOPO_SAME="$ids.0"
 	unload "seed 0 again"
 fi
 
 # CRIU end to end with the plugin: e2e/run.sh (re)loads kfdsim itself and
 # leaves it loaded.
-[ "${KFDSIM_INSMOD:-}" != only ] || export KFDSIM_KO="${KFDSIM_KO:-./kfdsim.ko}"
-run e2e
-unload "after e2e"
+if wanted e2e; then
+	[ "${KFDSIM_INSMOD:-}" != only ] ||
+		export KFDSIM_KO="${KFDSIM_KO:-./kfdsim.ko}"
+	run e2e
+	unload "after e2e"
+fi
 
 finish
