@@ -81,7 +81,7 @@ lint: checkpatch kbuild-lint klog-tests layering
 # The CRIU core reaches the device model only through struct kfd_device_ops
 # (Documentation/architecture.rst, "The device seam"). It includes no
 # device-model header, so a direct call into the simulator does not build.
-CRIU_CORE := drivers/kfdsim/kfd_criu.c drivers/kfdsim/kfd_criu_restore.c
+CRIU_CORE := drivers/kfdsim/kfd/kfd_criu.c drivers/kfdsim/kfd/kfd_criu_restore.c
 layering:
 	@echo "  LAYERING $(words $(CRIU_CORE)) CRIU core files"
 	@if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"kfdsim' \
