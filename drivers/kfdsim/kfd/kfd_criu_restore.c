@@ -32,7 +32,7 @@
 			    task_tgid_nr(current), ##__VA_ARGS__)
 
 struct kfd_criu_rst {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 	struct kfd_ioctl_criu_args *args;
 	struct kfd_criu_device_bucket *devices;
 	struct kfd_criu_bo_bucket *bos;
@@ -46,9 +46,9 @@ struct kfd_criu_rst {
 	const struct kfd_criu_event_v1 **event_objs;
 	u32 nr_dev, nr_bo, nr_queue, nr_event;
 
-	struct kfdsim_pdd *dev_pdd[KFDSIM_MAX_GPUS];
+	struct kfd_process_device *dev_pdd[KFDSIM_MAX_GPUS];
 	struct file *drm_files[KFDSIM_MAX_GPUS];
-	struct kfdsim_bo **bo_ptrs;
+	struct kfd_bo **bo_ptrs;
 	struct dma_buf **dmabufs;
 };
 
@@ -258,7 +258,7 @@ static int kfd_rst_bo(struct kfd_criu_rst *r, u32 i)
 	};
 	bool userptr = b->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR;
 	unsigned long targets = 0;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	int dev, ret;
 	u32 j;
 
@@ -293,18 +293,18 @@ static int kfd_rst_bo(struct kfd_criu_rst *r, u32 i)
 /* ---- queues and events ---- */
 
 /* Is [va, va + len) inside one BO that will be mapped on @pdd's GPU? */
-static bool kfd_rst_va_planned(struct kfdsim_pdd *pdd, u64 va, u64 len,
+static bool kfd_rst_va_planned(struct kfd_process_device *pdd, u64 va, u64 len,
 			       bool write)
 {
 	struct interval_tree_node *node;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 
 	if (!len || va + len < va)
 		return false;
 	node = interval_tree_iter_first(&pdd->p->va_tree, va, va + len - 1);
 	if (!node)
 		return false;
-	bo = container_of(node, struct kfdsim_bo, va_node);
+	bo = container_of(node, struct kfd_bo, va_node);
 	if (va < bo->va || va + len > bo->va + bo->size)
 		return false;
 	if (!test_bit(pdd->gpu->index, &bo->mapped) &&
@@ -337,8 +337,8 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 		.progress = { o->iteration, o->next_wg },
 		.flags = o->state_flags,
 	};
-	struct kfdsim_queue *q;
-	struct kfdsim_pdd *pdd;
+	struct kfd_queue *q;
+	struct kfd_process_device *pdd;
 	int dev, ret;
 
 	dev = kfd_rst_device_index(r, o->user_gpu_id);
@@ -394,7 +394,7 @@ static int kfd_rst_event(struct kfd_criu_rst *r, u32 i)
 static int kfd_rst_export(struct kfd_criu_rst *r)
 {
 	struct kfd_criu_bo_bucket *b;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	u32 i;
 	int fd;
 
@@ -413,7 +413,7 @@ static int kfd_rst_export(struct kfd_criu_rst *r)
 	return 0;
 }
 
-static bool kfd_rst_process_is_fresh(struct kfdsim_process *p)
+static bool kfd_rst_process_is_fresh(struct kfd_process *p)
 {
 	unsigned int i;
 
@@ -533,7 +533,7 @@ static void kfd_rst_release(struct kfd_criu_rst *r, bool success)
 	kvfree(r->priv);
 }
 
-int kfd_criu_restore(struct kfdsim_process *p,
+int kfd_criu_restore(struct kfd_process *p,
 		     struct kfd_ioctl_criu_args *args)
 {
 	struct kfd_criu_rst r = { .p = p, .args = args };
@@ -588,9 +588,9 @@ out_release:
  * Return: 0, or an errno (the BOs done so far stay done; RESUME may be
  * retried).
  */
-int kfd_criu_resume_userptrs(struct kfdsim_process *p)
+int kfd_criu_resume_userptrs(struct kfd_process *p)
 {
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	unsigned int i;
 	int id, ret;
 

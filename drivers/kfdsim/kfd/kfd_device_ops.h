@@ -27,8 +27,8 @@ struct dma_buf;
 struct kfdsim_gem;
 struct kfdsim_gpu;
 struct kfdsim_page_table;
-struct kfdsim_pdd;
-struct kfdsim_queue;
+struct kfd_process_device;
+struct kfd_queue;
 
 /* ---- device state embedded in KFD objects ---- */
 
@@ -103,13 +103,13 @@ struct kfdsim_queue_state {
  */
 struct kfd_device_ops {
 	int (*evict_process_queues)(struct kfdsim_gpu *dev,
-				    struct kfdsim_pdd *pdd);
+				    struct kfd_process_device *pdd);
 	int (*restore_process_queues)(struct kfdsim_gpu *dev,
-				      struct kfdsim_pdd *pdd);
+				      struct kfd_process_device *pdd);
 	int (*checkpoint_mqd)(struct kfdsim_gpu *dev,
-			      const struct kfdsim_queue *q,
+			      const struct kfd_queue *q,
 			      struct kfdsim_queue_state *mqd);
-	int (*restore_mqd)(struct kfdsim_gpu *dev, struct kfdsim_queue *q,
+	int (*restore_mqd)(struct kfdsim_gpu *dev, struct kfd_queue *q,
 			   const struct kfdsim_queue_state *mqd);
 	struct dma_buf *(*export_dmabuf)(struct kfdsim_gpu *dev,
 					 struct kfdsim_gem *mem, int flags);

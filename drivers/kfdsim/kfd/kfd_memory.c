@@ -38,10 +38,10 @@
 /* More device ids than this in one MAP/UNMAP call is not a real request. */
 #define KFD_MAP_MAX_DEVICES	1024
 
-int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
+int kfd_ioctl_acquire_vm(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_acquire_vm_args *args = data;
-	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	struct kfd_process_device *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
 	struct drm_file *dfile;
 	struct file *filp;
 	int ret = 0;
@@ -85,9 +85,9 @@ out_put:
 	return ret;
 }
 
-struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle)
+struct kfd_bo *kfd_bo_lookup(struct kfd_process *p, u64 handle)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 
 	lockdep_assert_held(&p->lock);
 	pdd = kfd_process_pdd_by_id(p, KFDSIM_HANDLE_GPU_ID(handle));
@@ -146,7 +146,7 @@ int kfd_alloc_check(const struct kfd_ioctl_alloc_memory_of_gpu_args *args)
 }
 
 /* Create the backing store of a new BO; doorbell and MMIO BOs have none. */
-static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
+static struct kfdsim_gem *kfd_alloc_gem(struct kfd_process_device *pdd,
 					const struct kfd_ioctl_alloc_memory_of_gpu_args *args)
 {
 	struct drm_file *dfile = pdd->drm_file->private_data;
@@ -189,7 +189,7 @@ static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
  * Return: 0 (also if the BO has its pages already), or an errno with the BO
  * left without pages.
  */
-int kfd_bo_pin_userptr(struct kfdsim_bo *bo, struct mm_struct *mm)
+int kfd_bo_pin_userptr(struct kfd_bo *bo, struct mm_struct *mm)
 {
 	struct kfdsim_gem *gem;
 
@@ -215,13 +215,13 @@ int kfd_bo_pin_userptr(struct kfdsim_bo *bo, struct mm_struct *mm)
  *
  * Return: 0, or an errno with nothing left behind.
  */
-int kfd_bo_create(struct kfdsim_pdd *pdd,
+int kfd_bo_create(struct kfd_process_device *pdd,
 		  const struct kfd_ioctl_alloc_memory_of_gpu_args *args,
-		  u32 id, bool defer_userptr, struct kfdsim_bo **out)
+		  u32 id, bool defer_userptr, struct kfd_bo **out)
 {
-	struct kfdsim_process *p = pdd->p;
+	struct kfd_process *p = pdd->p;
 	u64 last = args->va_addr + args->size - 1;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	int ret;
 
 	lockdep_assert_held(&p->lock);
@@ -315,7 +315,7 @@ err_free_bo:
  * doorbell pages instead, which no user space maps (the thunk maps the
  * offset CREATE_QUEUE returned).
  */
-u64 kfd_bo_mmap_offset(const struct kfdsim_bo *bo)
+u64 kfd_bo_mmap_offset(const struct kfd_bo *bo)
 {
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
 		return kfd_mmap_offset(KFD_MMAP_TYPE_DOORBELL, bo->pdd);
@@ -327,11 +327,11 @@ u64 kfd_bo_mmap_offset(const struct kfdsim_bo *bo)
 	return drm_vma_node_offset_addr(&bo->gem->base.vma_node);
 }
 
-int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data)
+int kfd_ioctl_alloc_memory(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args *args = data;
-	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
-	struct kfdsim_bo *bo;
+	struct kfd_process_device *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	struct kfd_bo *bo;
 	int ret;
 
 	if (!pdd) {
@@ -352,10 +352,10 @@ int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data)
 	return ret;
 }
 
-int kfd_ioctl_free_memory(struct kfdsim_process *p, void *data)
+int kfd_ioctl_free_memory(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_free_memory_of_gpu_args *args = data;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 
 	mutex_lock(&p->lock);
 	bo = kfd_bo_lookup(p, args->handle);
@@ -378,7 +378,7 @@ int kfd_ioctl_free_memory(struct kfdsim_process *p, void *data)
 }
 
 /* The pages a BO maps into a GPU page table. */
-static struct page **kfd_bo_pages(struct kfdsim_bo *bo,
+static struct page **kfd_bo_pages(struct kfd_bo *bo,
 				  struct page *doorbell[2])
 {
 	if (bo->gem)
@@ -390,7 +390,7 @@ static struct page **kfd_bo_pages(struct kfdsim_bo *bo,
 	return doorbell;
 }
 
-static u32 kfd_bo_pte_flags(const struct kfdsim_bo *bo)
+static u32 kfd_bo_pte_flags(const struct kfd_bo *bo)
 {
 	u32 flags = 0;
 
@@ -424,11 +424,11 @@ static u32 *kfd_map_read_ids(const char *op, u64 uptr, u32 n_devices,
  * exists and has a VM in this process. Only entries from n_success on are
  * considered, as upstream resumes there.
  */
-static int kfd_map_targets(struct kfdsim_process *p, const char *op,
+static int kfd_map_targets(struct kfd_process *p, const char *op,
 			   const u32 *ids, u32 n_devices, u32 n_success,
 			   unsigned long *mask)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	u32 i;
 
 	lockdep_assert_held(&p->lock);
@@ -457,9 +457,9 @@ static int kfd_map_targets(struct kfdsim_process *p, const char *op,
  * are not back yet, -EINVAL if the range is taken by a GEM_VA mapping of
  * the bound render node file, or the page table's errno.
  */
-int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets)
+int kfd_bo_map(struct kfd_bo *bo, unsigned long targets)
 {
-	struct kfdsim_process *p = bo->pdd->p;
+	struct kfd_process *p = bo->pdd->p;
 	unsigned long done = 0;
 	struct page *doorbell[2];
 	unsigned int i;
@@ -498,11 +498,11 @@ err_unmap:
 	return ret;
 }
 
-int kfd_ioctl_map_memory(struct kfdsim_process *p, void *data)
+int kfd_ioctl_map_memory(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_map_memory_to_gpu_args *args = data;
 	unsigned long targets;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	u32 *ids;
 	int ret;
 
@@ -531,11 +531,11 @@ out_unlock:
 	return ret;
 }
 
-int kfd_ioctl_unmap_memory(struct kfdsim_process *p, void *data)
+int kfd_ioctl_unmap_memory(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_unmap_memory_from_gpu_args *args = data;
 	unsigned long targets;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	unsigned int i;
 	u32 *ids;
 	int ret;
@@ -575,10 +575,10 @@ out_unlock:
 	return ret;
 }
 
-int kfd_ioctl_available_memory(struct kfdsim_process *p, void *data)
+int kfd_ioctl_available_memory(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_get_available_memory_args *args = data;
-	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	struct kfd_process_device *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
 	struct kfdsim_gpu *gpu;
 	s64 used;
 
@@ -590,11 +590,11 @@ int kfd_ioctl_available_memory(struct kfdsim_process *p, void *data)
 	return 0;
 }
 
-int kfd_ioctl_export_dmabuf(struct kfdsim_process *p, void *data)
+int kfd_ioctl_export_dmabuf(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_export_dmabuf_args *args = data;
 	struct dma_buf *dmabuf;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	int fd;
 
 	if (args->flags & ~(O_CLOEXEC | O_RDWR)) {

@@ -2,12 +2,12 @@
 /*
  * Per-process KFD state.
  *
- * As in amdkfd there is one struct kfdsim_process per address space: every
+ * As in amdkfd there is one struct kfd_process per address space: every
  * /dev/kfd file opened by the process shares it. It lives while any of those
  * files is open or any doorbell mapping of it exists; the last reference
  * tears everything down (BOs, GPU mappings, doorbells, render-node bindings).
  *
- * Locking: kfdsim_process_list_lock protects the list and lookups (and is
+ * Locking: kfd_processes_lock protects the list and lookups (and is
  * taken by the final put so a lookup never revives a dying process);
  * p->lock serialises all ioctls of one process. Order: list lock, p->lock.
  */
@@ -22,13 +22,13 @@
 
 #include "kfdsim.h"
 
-static LIST_HEAD(kfdsim_process_list);
-static DEFINE_MUTEX(kfdsim_process_list_lock);
+static LIST_HEAD(kfd_processes_list);
+static DEFINE_MUTEX(kfd_processes_lock);
 
-static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
-					 struct kfdsim_gpu *gpu)
+static struct kfd_process_device *kfd_pdd_create(struct kfd_process *p,
+						 struct kfdsim_gpu *gpu)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 
 	pdd = kzalloc(sizeof(*pdd), GFP_KERNEL_ACCOUNT);
 	if (!pdd)
@@ -52,9 +52,9 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
  *
  * Called with the process lock held, or from the final teardown.
  */
-void kfd_process_teardown_bo(struct kfdsim_bo *bo)
+void kfd_process_teardown_bo(struct kfd_bo *bo)
 {
-	struct kfdsim_process *p = bo->pdd->p;
+	struct kfd_process *p = bo->pdd->p;
 	unsigned long npages = bo->size >> PAGE_SHIFT;
 	unsigned int i;
 
@@ -82,13 +82,13 @@ static int kfd_pdd_free_bo(int id, void *ptr, void *data)
 	return 0;
 }
 
-static void kfd_pdd_free_bos(struct kfdsim_pdd *pdd)
+static void kfd_pdd_free_bos(struct kfd_process_device *pdd)
 {
 	idr_for_each(&pdd->bo_idr, kfd_pdd_free_bo, NULL);
 	idr_destroy(&pdd->bo_idr);
 }
 
-static void kfd_pdd_free_doorbells(struct kfdsim_pdd *pdd)
+static void kfd_pdd_free_doorbells(struct kfd_process_device *pdd)
 {
 	if (!pdd->doorbells)
 		return;
@@ -112,7 +112,8 @@ static void kfd_pdd_free_doorbells(struct kfdsim_pdd *pdd)
  *
  * Return: 0 or -EINVAL.
  */
-int kfd_pdd_bind(struct kfdsim_pdd *pdd, struct file *filp, const char *op)
+int kfd_pdd_bind(struct kfd_process_device *pdd, struct file *filp,
+		 const char *op)
 {
 	struct drm_file *dfile = filp->private_data;
 	struct kfdsim_drm_file *kfile = to_kfdsim_file(dfile);
@@ -138,7 +139,7 @@ int kfd_pdd_bind(struct kfdsim_pdd *pdd, struct file *filp, const char *op)
  * Undo kfd_pdd_bind(). The process's own mappings are gone by now; the
  * file keeps its table and its GEM_VA mappings.
  */
-static void kfd_pdd_unbind(struct kfdsim_pdd *pdd)
+static void kfd_pdd_unbind(struct kfd_process_device *pdd)
 {
 	struct drm_file *dfile;
 
@@ -151,7 +152,7 @@ static void kfd_pdd_unbind(struct kfdsim_pdd *pdd)
 	pdd->drm_file = NULL;
 }
 
-static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
+static void kfd_pdd_destroy(struct kfd_process_device *pdd)
 {
 	kfd_pdd_free_doorbells(pdd);
 	if (pdd->mmio_page) {
@@ -164,7 +165,7 @@ static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
 	atomic_dec(&kfdsim_counters.pdds);
 }
 
-static void kfd_process_destroy(struct kfdsim_process *p)
+static void kfd_process_destroy(struct kfd_process *p)
 {
 	unsigned int i;
 
@@ -201,9 +202,9 @@ static void kfd_process_destroy(struct kfdsim_process *p)
  * a doorbell slice is freed only under its doorbell_lock, when no mapping
  * has it (an mmap in progress holds that lock until its mapping counts).
  */
-void kfd_process_reset(struct kfdsim_process *p)
+void kfd_process_reset(struct kfd_process *p)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	unsigned int i;
 
 	lockdep_assert_held(&p->lock);
@@ -237,9 +238,9 @@ void kfd_process_reset(struct kfdsim_process *p)
  *
  * Return: 0, or the device's errno with nothing evicted.
  */
-int kfd_process_evict_queues(struct kfdsim_process *p)
+int kfd_process_evict_queues(struct kfd_process *p)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	unsigned int i;
 	int ret;
 
@@ -267,9 +268,9 @@ err_restore:
  * kfd_process_restore_queues - undo one kfd_process_evict_queues()
  * @p: the process; its lock must be held
  */
-void kfd_process_restore_queues(struct kfdsim_process *p)
+void kfd_process_restore_queues(struct kfd_process *p)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	unsigned int i;
 
 	lockdep_assert_held(&p->lock);
@@ -281,20 +282,20 @@ void kfd_process_restore_queues(struct kfdsim_process *p)
 	}
 }
 
-void kfd_process_put(struct kfdsim_process *p)
+void kfd_process_put(struct kfd_process *p)
 {
 	/* Unlink under the list lock so no lookup can revive @p. */
 	if (!refcount_dec_and_mutex_lock(&p->ref.refcount,
-					 &kfdsim_process_list_lock))
+					 &kfd_processes_lock))
 		return;
 	list_del(&p->node);
-	mutex_unlock(&kfdsim_process_list_lock);
+	mutex_unlock(&kfd_processes_lock);
 	kfd_process_destroy(p);
 }
 
-static struct kfdsim_process *kfd_process_create(void)
+static struct kfd_process *kfd_process_create(void)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 	unsigned int i;
 	int ret;
 
@@ -336,13 +337,13 @@ err_pdds:
  * The process with address space @mm, or (when @mm is NULL) with thread
  * group @tgid, with a reference taken; the list lock must be held.
  */
-static struct kfdsim_process *kfd_process_lookup(struct mm_struct *mm,
-						 pid_t tgid)
+static struct kfd_process *kfd_process_lookup(struct mm_struct *mm,
+					      pid_t tgid)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 
-	lockdep_assert_held(&kfdsim_process_list_lock);
-	list_for_each_entry(p, &kfdsim_process_list, node) {
+	lockdep_assert_held(&kfd_processes_lock);
+	list_for_each_entry(p, &kfd_processes_list, node) {
 		if (mm ? p->mm == mm : task_tgid_nr(p->lead_thread) == tgid) {
 			kref_get(&p->ref);
 			return p;
@@ -357,21 +358,21 @@ static struct kfdsim_process *kfd_process_lookup(struct mm_struct *mm,
  * Looks the state up by the caller's mm, creating it on first use.
  * Return: a referenced process, or an ERR_PTR.
  */
-struct kfdsim_process *kfd_process_get_current(void)
+struct kfd_process *kfd_process_get_current(void)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 
 	if (!current->mm)
 		return ERR_PTR(-EINVAL);
 
-	mutex_lock(&kfdsim_process_list_lock);
+	mutex_lock(&kfd_processes_lock);
 	p = kfd_process_lookup(current->mm, 0);
 	if (!p) {
 		p = kfd_process_create();
 		if (!IS_ERR(p))
-			list_add(&p->node, &kfdsim_process_list);
+			list_add(&p->node, &kfd_processes_list);
 	}
-	mutex_unlock(&kfdsim_process_list_lock);
+	mutex_unlock(&kfd_processes_lock);
 	return p;
 }
 
@@ -381,13 +382,13 @@ struct kfdsim_process *kfd_process_get_current(void)
  *
  * Return: a referenced process, or NULL.
  */
-struct kfdsim_process *kfd_process_find_pid(pid_t tgid)
+struct kfd_process *kfd_process_find_pid(pid_t tgid)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 
-	mutex_lock(&kfdsim_process_list_lock);
+	mutex_lock(&kfd_processes_lock);
 	p = kfd_process_lookup(NULL, tgid);
-	mutex_unlock(&kfdsim_process_list_lock);
+	mutex_unlock(&kfd_processes_lock);
 	return p;
 }
 
@@ -397,13 +398,13 @@ struct kfdsim_process *kfd_process_find_pid(pid_t tgid)
  *
  * Return: a referenced process, or NULL.
  */
-struct kfdsim_process *kfd_process_find_mm(struct mm_struct *mm)
+struct kfd_process *kfd_process_find_mm(struct mm_struct *mm)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 
-	mutex_lock(&kfdsim_process_list_lock);
+	mutex_lock(&kfd_processes_lock);
 	p = kfd_process_lookup(mm, 0);
-	mutex_unlock(&kfdsim_process_list_lock);
+	mutex_unlock(&kfd_processes_lock);
 	return p;
 }
 
@@ -418,7 +419,8 @@ struct kfdsim_process *kfd_process_find_mm(struct mm_struct *mm)
  *
  * Return: the pdd, or NULL if the process has no GPU of that id.
  */
-struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p, u32 gpu_id)
+struct kfd_process_device *kfd_process_pdd_by_id(struct kfd_process *p,
+						 u32 gpu_id)
 {
 	unsigned int i;
 
@@ -440,7 +442,7 @@ struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p, u32 gpu_id)
  *
  * Return: 0 or -ENOMEM.
  */
-int kfd_process_doorbells(struct kfdsim_pdd *pdd)
+int kfd_process_doorbells(struct kfd_process_device *pdd)
 {
 	struct page *page;
 
@@ -473,7 +475,7 @@ int kfd_process_doorbells(struct kfdsim_pdd *pdd)
  *
  * Return: 0 or -ENOMEM.
  */
-int kfd_process_mmio_page(struct kfdsim_pdd *pdd)
+int kfd_process_mmio_page(struct kfd_process_device *pdd)
 {
 	struct page *page;
 

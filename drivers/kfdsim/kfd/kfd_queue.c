@@ -26,7 +26,7 @@ static bool kfd_queue_is_sdma(u32 type)
 }
 
 /* The CP invalidates consumed AQL packets, so an AQL ring must be writable. */
-static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
+static int kfd_queue_check_ring(struct kfd_process_device *pdd, u64 ring_va,
 				u32 ring_size, const char *op, bool check_mapped,
 				bool writable)
 {
@@ -46,7 +46,7 @@ static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
 	return 0;
 }
 
-static int kfd_queue_check_args(struct kfdsim_pdd *pdd,
+static int kfd_queue_check_args(struct kfd_process_device *pdd,
 				struct kfd_ioctl_create_queue_args *args,
 				bool check_mapped)
 {
@@ -88,7 +88,7 @@ static int kfd_queue_check_args(struct kfdsim_pdd *pdd,
 }
 
 /* Reserve a hardware slot of the queue's kind; upstream's errno is -ENOMEM. */
-static int kfd_queue_take_slot(struct kfdsim_pdd *pdd, u32 type)
+static int kfd_queue_take_slot(struct kfd_process_device *pdd, u32 type)
 {
 	const struct kfdsim_asic *asic = pdd->gpu->asic;
 
@@ -105,7 +105,7 @@ static int kfd_queue_take_slot(struct kfdsim_pdd *pdd, u32 type)
 	return 0;
 }
 
-static void kfd_queue_put_slot(struct kfdsim_pdd *pdd, u32 type)
+static void kfd_queue_put_slot(struct kfd_process_device *pdd, u32 type)
 {
 	if (kfd_queue_is_sdma(type))
 		pdd->nr_sdma--;
@@ -126,12 +126,12 @@ static void kfd_queue_put_slot(struct kfdsim_pdd *pdd, u32 type)
  * The queue starts evicted if its process is. Return: 0 or an errno, with
  * nothing left behind.
  */
-int kfd_queue_create(struct kfdsim_pdd *pdd,
+int kfd_queue_create(struct kfd_process_device *pdd,
 		     struct kfd_ioctl_create_queue_args *args, int id,
 		     int slot, bool check_mapped)
 {
-	struct kfdsim_process *p = pdd->p;
-	struct kfdsim_queue *q;
+	struct kfd_process *p = pdd->p;
+	struct kfd_queue *q;
 	u64 *slice;
 	int ret;
 
@@ -218,10 +218,10 @@ err_slot:
 	return ret;
 }
 
-int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
+int kfd_ioctl_create_queue(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_create_queue_args *args = data;
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	int ret;
 
 	pdd = kfd_process_pdd_by_id(p, args->gpu_id);
@@ -235,7 +235,7 @@ int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
 	return ret;
 }
 
-static void kfd_queue_destroy(struct kfdsim_process *p, struct kfdsim_queue *q)
+static void kfd_queue_destroy(struct kfd_process *p, struct kfd_queue *q)
 {
 	kfdsim_cp_remove_queue(q);
 	idr_remove(&p->queues, q->id);
@@ -245,10 +245,10 @@ static void kfd_queue_destroy(struct kfdsim_process *p, struct kfdsim_queue *q)
 	atomic_dec(&kfdsim_counters.queues);
 }
 
-int kfd_ioctl_destroy_queue(struct kfdsim_process *p, void *data)
+int kfd_ioctl_destroy_queue(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_destroy_queue_args *args = data;
-	struct kfdsim_queue *q;
+	struct kfd_queue *q;
 	int ret = 0;
 
 	if (args->pad)
@@ -266,9 +266,9 @@ int kfd_ioctl_destroy_queue(struct kfdsim_process *p, void *data)
 }
 
 /* Process teardown: stop and free every queue before memory goes away. */
-void kfd_queues_destroy_all(struct kfdsim_process *p)
+void kfd_queues_destroy_all(struct kfd_process *p)
 {
-	struct kfdsim_queue *q;
+	struct kfd_queue *q;
 	int id;
 
 	idr_for_each_entry(&p->queues, q, id)
@@ -276,10 +276,10 @@ void kfd_queues_destroy_all(struct kfdsim_process *p)
 	idr_destroy(&p->queues);
 }
 
-int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data)
+int kfd_ioctl_update_queue(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_update_queue_args *args = data;
-	struct kfdsim_queue *q;
+	struct kfd_queue *q;
 	struct kfdsim_cp *cp;
 	int ret;
 

@@ -7,8 +7,8 @@
  *
  * The KFD layer (declared in kfd_priv.h):
  *   kfd_chardev.c    /dev/kfd: open, ioctl dispatch, mmap
- *   kfd_process.c    per-process state (struct kfdsim_process) and its
- *                    per-GPU part (struct kfdsim_pdd)
+ *   kfd_process.c    per-process state (struct kfd_process) and its
+ *                    per-GPU part (struct kfd_process_device)
  *   kfd_memory.c     the memory ioctls (alloc, free, map, unmap, export)
  *   kfd_queue.c      the queue ioctls
  *   kfd_events.c     events, the events page, WAIT_EVENTS
@@ -113,7 +113,7 @@ extern const struct kfdsim_asic kfdsim_gfx906;
  *        kfdsim_cp_lock()
  * @queues: the queues of all processes on this GPU, in the order the
  *          current round visits them (a visited queue moves to the tail)
- * @round: number of the current round; see kfdsim_queue.cp_round
+ * @round: number of the current round; see kfd_queue.cp_round
  * @waiters: callers of kfdsim_cp_lock() waiting for @lock
  * @wq: @thread sleeps here while no queue may run
  * @kick: set when a queue may have become runnable
@@ -138,7 +138,7 @@ struct kfdsim_amdgpu_file;
  * @amdgpu: the state of the amdgpu uAPI (kfdsim_amdgpu*.c)
  */
 struct kfdsim_drm_file {
-	struct kfdsim_process *kfd_owner;
+	struct kfd_process *kfd_owner;
 	struct kfdsim_amdgpu_file *amdgpu;
 };
 
@@ -359,10 +359,10 @@ int kfdsim_pm4_exec(struct kfdsim_pm4_ctx *ctx, const u32 *dw, u32 ndw,
 int kfdsim_cp_init(struct kfdsim_gpu *gpu);
 void kfdsim_cp_fini(struct kfdsim_gpu *gpu);
 void kfdsim_cp_lock(struct kfdsim_cp *cp);
-void kfdsim_cp_add_queue(struct kfdsim_queue *q);
-void kfdsim_cp_remove_queue(struct kfdsim_queue *q);
+void kfdsim_cp_add_queue(struct kfd_queue *q);
+void kfdsim_cp_remove_queue(struct kfd_queue *q);
 void kfdsim_cp_kick(struct kfdsim_gpu *gpu);
-u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q);
+u64 kfdsim_queue_doorbell_value(struct kfd_queue *q);
 
 /* CP allocation fault injection (debugfs cp_fail_nth). */
 bool kfdsim_cp_should_fail(void);

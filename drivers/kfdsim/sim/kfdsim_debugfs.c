@@ -61,7 +61,7 @@ DEFINE_SHOW_ATTRIBUTE(kfdsim_cs_sdma);
 static ssize_t kfdsim_evict_write(struct file *file, const char __user *buf,
 				  size_t len, loff_t *ppos, bool evict)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 	int pid, ret;
 
 	ret = kstrtoint_from_user(buf, len, 0, &pid);
@@ -162,7 +162,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(kfdsim_cp_fail_fops, kfdsim_cp_fail_get,
 
 static int kfdsim_queues_show(struct seq_file *m, void *unused)
 {
-	struct kfdsim_queue *q;
+	struct kfd_queue *q;
 	unsigned int i;
 
 	seq_puts(m, "gpu_id pid queue type rptr iteration next_wg flags evicted\n");
