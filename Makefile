@@ -191,12 +191,15 @@ $(DEMO): scripts/demo-memory.c include/uapi/linux/kfd_ioctl.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -I include/uapi -o $@ $<
 
-# The compute demo uses the selftests' small GPU runtime (selftests/lib).
+# The compute demo uses the selftests' small GPU runtime (selftests/lib),
+# not the CRIU workload and GPU-state harness that live there too.
+DEMO_LIB := $(filter-out selftests/lib/criu_work.c selftests/lib/gs_snap.c, \
+	$(wildcard selftests/lib/*.c))
 $(DEMO)-compute: scripts/demo-compute.c $(wildcard selftests/lib/*.[ch]) \
 		include/uapi/linux/kfdsim.h linux-source
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -I include/uapi -I $(BUILD)/ksft -I selftests/lib \
-		-o $@ scripts/demo-compute.c $(wildcard selftests/lib/*.c) -lpthread
+		-o $@ scripts/demo-compute.c $(DEMO_LIB) -lpthread
 
 demo: install $(DEMO) $(DEMO)-compute selftests
 	@scripts/vm-run -- scripts/demo
