@@ -19,7 +19,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-#include "kfdsim.h"
+#include "kfd_priv.h"
 
 /*
  * The KFD interface version reported by GET_VERSION: that of our uAPI
@@ -94,7 +94,7 @@ static int kfd_ioctl_get_apertures_new(struct kfd_process *p, void *data)
 
 	if (args->pad)
 		return -EINVAL;
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		if (p->pdds[i]->user_gpu_id)
 			visible++;
 	if (!args->num_of_nodes) {
@@ -103,7 +103,7 @@ static int kfd_ioctl_get_apertures_new(struct kfd_process *p, void *data)
 	}
 
 	uap = u64_to_user_ptr(args->kfd_process_device_apertures_ptr);
-	for (i = 0; i < kfdsim_num_gpus && n < args->num_of_nodes; i++) {
+	for (i = 0; i < kfd_num_devices && n < args->num_of_nodes; i++) {
 		if (!p->pdds[i]->user_gpu_id)
 			continue;
 		ap.gpu_id = p->pdds[i]->user_gpu_id;
@@ -504,9 +504,9 @@ u64 kfd_mmap_offset(u64 type, const struct kfd_process_device *pdd)
 static struct kfd_process_device *kfd_mmap_device(struct kfd_process *p,
 						  u64 offset)
 {
-	struct kfdsim_gpu *gpu;
+	struct kfd_dev *gpu;
 
-	gpu = kfdsim_gpu_by_id(KFD_MMAP_GET_GPU_ID(offset));
+	gpu = kfd_device_by_id(KFD_MMAP_GET_GPU_ID(offset));
 	if (!gpu)
 		return ERR_PTR(-ENODEV);
 	if (p->pdds[gpu->index]->hidden)

@@ -133,13 +133,13 @@ bool kfd_criu_bo_has_contents(const struct kfd_bo *bo)
  */
 int kfd_criu_export_bo(struct kfd_bo *bo, struct dma_buf **dmabuf)
 {
-	struct kfdsim_gpu *dev = bo->pdd->gpu;
+	struct kfd_dev *dev = bo->pdd->gpu;
 	struct dma_buf *buf;
 	int fd;
 
 	if (kfd_criu_should_fail())
 		return -ENOMEM;
-	buf = dev->ops->export_dmabuf(dev, bo->gem, O_RDWR);
+	buf = dev->ops->export_dmabuf(dev->adev, bo->gem, O_RDWR);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	fd = kfd_criu_should_fail() ? -EMFILE : get_unused_fd_flags(O_CLOEXEC);
@@ -172,7 +172,7 @@ static int kfd_criu_count(struct kfd_process *p, struct kfd_criu_counts *c)
 	int id, events;
 
 	memset(c, 0, sizeof(*c));
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		if (!p->pdds[i]->drm_file)
 			continue;
 		c->num_devices++;
@@ -354,7 +354,7 @@ static int kfd_criu_dump_devices(struct kfd_criu_dump *d)
 	struct kfd_process_device *pdd;
 	unsigned int i, n = 0;
 
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		pdd = d->p->pdds[i];
 		d->dev_index[i] = -1;
 		if (!pdd->drm_file)
@@ -408,7 +408,7 @@ static int kfd_criu_dump_bos(struct kfd_criu_dump *d)
 	unsigned int i, n = 0;
 	int id, ret;
 
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		idr_for_each_entry(&d->p->pdds[i]->bo_idr, bo, id) {
 			if (n == d->c.num_bos)
 				return -EINVAL;
@@ -425,7 +425,7 @@ static int kfd_criu_dump_queues(struct kfd_criu_dump *d)
 	struct kfdsim_queue_state st;
 	struct kfd_criu_queue_v1 *o;
 	struct kfd_queue *q;
-	struct kfdsim_gpu *dev;
+	struct kfd_dev *dev;
 	int id, ret;
 
 	idr_for_each_entry(&d->p->queues, q, id) {
@@ -433,7 +433,7 @@ static int kfd_criu_dump_queues(struct kfd_criu_dump *d)
 		if (!o)
 			return -EINVAL;
 		dev = q->pdd->gpu;
-		ret = dev->ops->checkpoint_mqd(dev, q, &st);
+		ret = dev->ops->checkpoint_mqd(dev->adev, q, &st);
 		if (ret)
 			return ret;
 		o->id = q->id;

@@ -18,7 +18,6 @@
 #include <linux/kfd_ioctl.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <drm/drm_file.h>
 
 #include "kfd_criu.h"
 #include "kfd_device_ops.h"
@@ -176,8 +175,8 @@ static int kfd_rst_device_index(struct kfd_criu_rst *r, u32 user_gpu_id)
 static int kfd_rst_check_devices(struct kfd_criu_rst *r)
 {
 	struct kfd_criu_device_bucket *b;
-	struct kfdsim_gpu *gpu;
-	struct drm_file *dfile;
+	struct kfdsim_gpu *adev;
+	struct kfd_dev *gpu;
 	u32 i, j;
 
 	for (i = 0; i < r->nr_dev; i++) {
@@ -196,20 +195,21 @@ static int kfd_rst_check_devices(struct kfd_criu_rst *r)
 				return -EINVAL;
 			}
 		}
-		gpu = kfdsim_gpu_by_id(b->actual_gpu_id);
+		gpu = kfd_device_by_id(b->actual_gpu_id);
 		if (!gpu) {
 			rst_reject("device %u: no local GPU %u\n", i,
 				   b->actual_gpu_id);
 			return -EINVAL;
 		}
 		r->drm_files[i] = fget(b->drm_fd);
-		if (!r->drm_files[i] || !kfdsim_is_render_file(r->drm_files[i])) {
+		adev = r->drm_files[i] ?
+		       amdgpu_amdkfd_render_file_device(r->drm_files[i]) : NULL;
+		if (!adev) {
 			rst_reject("device %u: fd %u is not a kfdsim DRM node\n",
 				   i, b->drm_fd);
 			return -EINVAL;
 		}
-		dfile = r->drm_files[i]->private_data;
-		if (to_kfdsim_gpu(dfile->minor->dev) != gpu) {
+		if (adev != gpu->adev) {
 			rst_reject("device %u: fd %u is not GPU %u's node\n", i,
 				   b->drm_fd, b->actual_gpu_id);
 			return -EINVAL;
@@ -231,7 +231,7 @@ static int kfd_rst_devices(struct kfd_criu_rst *r)
 	int ret;
 
 	/* GPUs the checkpointed process did not use stay invisible to it. */
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		r->p->pdds[i]->user_gpu_id = 0;
 	for (i = 0; i < r->nr_dev; i++) {
 		ret = kfd_pdd_bind(r->dev_pdd[i], r->drm_files[i], "RESTORE");
@@ -361,7 +361,7 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 	if (ret)
 		return ret;
 	q = idr_find(&r->p->queues, o->id);
-	ret = pdd->gpu->ops->restore_mqd(pdd->gpu, q, &st);
+	ret = pdd->gpu->ops->restore_mqd(pdd->gpu->adev, q, &st);
 	if (ret) {
 		rst_reject("queue %u: bad saved state\n", o->id);
 		return ret;
@@ -417,7 +417,7 @@ static bool kfd_rst_process_is_fresh(struct kfd_process *p)
 {
 	unsigned int i;
 
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		if (p->pdds[i]->drm_file || !idr_is_empty(&p->pdds[i]->bo_idr))
 			return false;
 	return idr_is_empty(&p->queues) && !kfd_events_count(p) &&
@@ -428,9 +428,9 @@ static int kfd_rst_copy_in(struct kfd_criu_rst *r)
 {
 	struct kfd_ioctl_criu_args *args = r->args;
 
-	if (args->num_devices > kfdsim_num_gpus) {
+	if (args->num_devices > kfd_num_devices) {
 		rst_reject("the checkpoint used %u GPUs, this node has %u\n",
-			   args->num_devices, kfdsim_num_gpus);
+			   args->num_devices, kfd_num_devices);
 		return -EINVAL;
 	}
 	if (args->num_bos > KFD_CRIU_MAX_BOS ||
@@ -595,7 +595,7 @@ int kfd_criu_resume_userptrs(struct kfd_process *p)
 	int id, ret;
 
 	lockdep_assert_held(&p->lock);
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		idr_for_each_entry(&p->pdds[i]->bo_idr, bo, id) {
 			if (!(bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR))
 				continue;

@@ -29,7 +29,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "kfdsim.h"
+#include "kfd_priv.h"
 
 #define KFD_EVENT_PAGE_SIZE	(KFD_SIGNAL_EVENT_LIMIT * sizeof(u64))
 #define KFD_EVENT_PAGE_PAGES	DIV_ROUND_UP(KFD_EVENT_PAGE_SIZE, PAGE_SIZE)
@@ -141,7 +141,7 @@ static void kfd_event_page_free(struct kfd_event_page *page)
 		return;
 	vunmap(page->slots);
 	if (page->bo) {
-		kfdsim_gem_put(page->bo);
+		amdgpu_amdkfd_gpuvm_free_memory_of_gpu(page->bo, NULL);
 	} else {
 		for (i = 0; i < KFD_EVENT_PAGE_PAGES; i++)
 			if (page->pages[i])
@@ -264,7 +264,7 @@ int kfd_events_set_page_bo(struct kfd_process *p, u64 handle)
 			      handle);
 		return -EINVAL;
 	}
-	if (!bo->gem || bo->gem->domain == KFDSIM_DOMAIN_USERPTR) {
+	if (!bo->gem || amdgpu_amdkfd_gpuvm_is_userptr(bo->gem)) {
 		kfd_ev_reject("CREATE_EVENT: events page BO 0x%llx is not VRAM or GTT\n",
 			      handle);
 		return -EINVAL;
@@ -279,10 +279,11 @@ int kfd_events_set_page_bo(struct kfd_process *p, u64 handle)
 	if (!page)
 		return -ENOMEM;
 	kref_init(&page->ref);
-	drm_gem_object_get(&bo->gem->base);
+	amdgpu_amdkfd_gpuvm_get_memory(bo->gem);
 	page->bo = bo->gem;
 	page->handle = handle;
-	memcpy(page->pages, bo->gem->pages, sizeof(page->pages));
+	memcpy(page->pages, amdgpu_amdkfd_gpuvm_pages(bo->gem),
+	       sizeof(page->pages));
 	ret = kfd_event_page_vmap(page);
 	if (ret)
 		goto err_free;

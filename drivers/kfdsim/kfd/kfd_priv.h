@@ -5,11 +5,10 @@
  * What the kfd_*.c files (the uAPI, per-process state, memory, queues,
  * events, CRIU and topology) share: the KFD objects (process, per-GPU
  * process state, BO, queue), the KFD view of a GPU and the functions of
- * the KFD layer. The device model is reached through the operations in
- * kfd_device_ops.h; its own declarations are in kfdsim.h, which includes
- * this header. The CRIU core (kfd_criu.c, kfd_criu_restore.c) includes
- * only this header, kfd_device_ops.h and kfd_criu.h.
- * See Documentation/architecture.rst.
+ * the KFD layer. The device is reached only through the seam headers of
+ * drivers/kfdsim/include/: its queue operations (kfd_device_ops.h) and the
+ * amdgpu_amdkfd_* calls (amdgpu_amdkfd.h); no KFD-layer file includes a
+ * device-model header. See Documentation/architecture.rst.
  */
 #ifndef KFD_PRIV_H
 #define KFD_PRIV_H
@@ -26,10 +25,9 @@
 #include <drm/drm_device.h>
 #include <linux/kfd_ioctl.h>
 
+#include "amdgpu_amdkfd.h"
 #include "kfd_device_ops.h"
 #include "kfd_events.h"
-
-#define KFDSIM_MAX_GPUS		8
 
 /* One doorbell slice per process and GPU: two pages of 64-bit doorbells. */
 #define KFDSIM_DOORBELL_SLICE_SIZE	(2 * PAGE_SIZE)
@@ -48,53 +46,42 @@
 #define KFDSIM_HANDLE_GPU_ID(h)		((u32)((h) >> 32))
 #define KFDSIM_HANDLE_ID(h)		((u32)(h))
 
-struct kfdsim_asic;
-struct kfdsim_cp;
-
 /**
- * struct kfdsim_gpu - one GPU
- * @drm: the DRM device behind /dev/dri/renderD<minor>
+ * struct kfd_dev - one GPU as the KFD layer knows it
+ * @adev: the device (opaque; amdkfd: struct amdgpu_device)
  * @index: 0-based position; the topology node is @index + 1
  * @gpu_id: the KFD gpu_id (16 bits, non-zero, depends on the seed)
- * @asic: static properties
- * @vram_size: bytes of simulated VRAM
- * @vram_used: bytes of VRAM currently allocated
- * @unique_id: topology unique_id
- * @cp: the command processor (device model, opaque here)
- * @ops: the device's operations (kfd_device_ops.h)
+ * @ops: the device's queue operations (kfd_device_ops.h; amdkfd: the
+ *       device queue manager's ops)
  *
- * The KFD layer's device struct (amdkfd: struct kfd_dev). The device model
- * creates it (kfdsim_drv.c) and owns @cp; the KFD layer reaches the device
- * through @ops.
+ * amdkfd's struct kfd_dev. The device announces it with
+ * kgd2kfd_device_add() (kfd_device.c) and it stays for the module's
+ * lifetime.
  */
-struct kfdsim_gpu {
-	struct drm_device drm;
+struct kfd_dev {
+	struct kfdsim_gpu *adev;
 	unsigned int index;
 	u32 gpu_id;
-	const struct kfdsim_asic *asic;
-	u64 vram_size;
-	atomic64_t vram_used;
-	u64 unique_id;
-	struct kfdsim_cp *cp;
 	const struct kfd_device_ops *ops;
 };
 
-static inline struct kfdsim_gpu *to_kfdsim_gpu(struct drm_device *drm)
-{
-	return container_of(drm, struct kfdsim_gpu, drm);
-}
+/* The GPUs (amdkfd: the topology's device list), fixed once loaded. */
+extern struct kfd_dev *kfd_devices[KFDSIM_MAX_GPUS];
+extern unsigned int kfd_num_devices;
+struct kfd_dev *kfd_device_by_id(u32 gpu_id);
+int kfd_devcgroup_check_permission(const struct kfd_dev *dev);
 
-/*
- * The GPUs, registered by kfdsim_drv.c at load and fixed for the module's
- * lifetime (amdkfd: the topology's device list and kfd_device_by_id()),
- * and whether a file is one of their render nodes.
- */
-extern struct kfdsim_gpu *kfdsim_gpus[KFDSIM_MAX_GPUS];
-extern unsigned int kfdsim_num_gpus;
-struct kfdsim_gpu *kfdsim_gpu_by_id(u32 gpu_id);
-int kfdsim_gpu_render_minor(const struct kfdsim_gpu *gpu);
-int kfdsim_gpu_devcgroup_check(const struct kfdsim_gpu *gpu);
-bool kfdsim_is_render_file(const struct file *filp);
+/* Live KFD objects, for debugfs "counters" (kgd2kfd_get_counters()). */
+struct kfd_counters {
+	atomic_t processes;
+	atomic_t pdds;
+	atomic_t bos;
+	atomic_t doorbell_slices;
+	atomic_t mmio_pages;
+	atomic_t queues;
+};
+
+extern struct kfd_counters kfd_counters;
 
 /*
  * A rejected request: one rate-limited line naming the caller and the
@@ -146,7 +133,7 @@ struct kfd_process;
  */
 struct kfd_process_device {
 	struct kfd_process *p;
-	struct kfdsim_gpu *gpu;
+	struct kfd_dev *gpu;
 	u32 user_gpu_id;
 	bool hidden;
 	struct file *drm_file;
@@ -172,7 +159,7 @@ struct kfd_process_device {
  * @mm: the address space this state belongs to (mmgrab'ed)
  * @lead_thread: the thread-group leader that opened /dev/kfd
  * @node: on the global process list
- * @pdds: per-GPU state, indexed by kfdsim_gpu.index; NULL until used
+ * @pdds: per-GPU state, indexed by kfd_dev.index; NULL until used
  * @va_tree: GPU VA ranges of all BOs of the process, to refuse overlaps
  * @nr_bos: BOs of the process, all GPUs (at most KFD_CRIU_MAX_BOS, so that
  *          every process can be checkpointed and restored)

@@ -17,16 +17,14 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <drm/drm_file.h>
-#include <drm/drm_vma_manager.h>
 
-#include "kfdsim.h"
+#include "kfd_priv.h"
 
 static LIST_HEAD(kfd_processes_list);
 static DEFINE_MUTEX(kfd_processes_lock);
 
 static struct kfd_process_device *kfd_pdd_create(struct kfd_process *p,
-						 struct kfdsim_gpu *gpu)
+						 struct kfd_dev *gpu)
 {
 	struct kfd_process_device *pdd;
 
@@ -36,13 +34,13 @@ static struct kfd_process_device *kfd_pdd_create(struct kfd_process *p,
 	pdd->p = p;
 	pdd->gpu = gpu;
 	/* amdkfd's kfd_init_apertures() skips GPUs the cgroup hides. */
-	pdd->hidden = kfdsim_gpu_devcgroup_check(gpu) != 0;
+	pdd->hidden = kfd_devcgroup_check_permission(gpu) != 0;
 	pdd->user_gpu_id = pdd->hidden ? 0 : gpu->gpu_id;
 	/* Handle ids start at 1 so a zeroed handle never names a BO. */
 	idr_init_base(&pdd->bo_idr, 1);
 	mutex_init(&pdd->doorbell_lock);
 	/* No page table until a render-node file is bound (kfd_pdd_bind). */
-	atomic_inc(&kfdsim_counters.pdds);
+	atomic_inc(&kfd_counters.pdds);
 	return pdd;
 }
 
@@ -59,21 +57,19 @@ void kfd_process_teardown_bo(struct kfd_bo *bo)
 	unsigned int i;
 
 	for_each_set_bit(i, &bo->mapped, KFDSIM_MAX_GPUS)
-		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, npages);
+		amdgpu_amdkfd_gpuvm_unmap_memory_from_gpu(&p->pdds[i]->vm,
+							  bo->va, npages);
 	bo->mapped = 0;
 	interval_tree_remove(&bo->va_node, &p->va_tree);
 	p->nr_bos--;
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
 		bo->pdd->doorbell_bo = false;
 
-	if (bo->gem) {
-		struct drm_file *file = bo->pdd->drm_file->private_data;
-
-		drm_vma_node_revoke(&bo->gem->base.vma_node, file);
-		kfdsim_gem_put(bo->gem);
-	}
+	if (bo->gem)
+		amdgpu_amdkfd_gpuvm_free_memory_of_gpu(bo->gem,
+						       bo->pdd->drm_file);
 	kfree(bo);
-	atomic_dec(&kfdsim_counters.bos);
+	atomic_dec(&kfd_counters.bos);
 }
 
 static int kfd_pdd_free_bo(int id, void *ptr, void *data)
@@ -94,7 +90,7 @@ static void kfd_pdd_free_doorbells(struct kfd_process_device *pdd)
 		return;
 	__free_pages(pdd->doorbells, KFDSIM_DOORBELL_ORDER);
 	pdd->doorbells = NULL;
-	atomic_dec(&kfdsim_counters.doorbell_slices);
+	atomic_dec(&kfd_counters.doorbell_slices);
 }
 
 /**
@@ -115,23 +111,21 @@ static void kfd_pdd_free_doorbells(struct kfd_process_device *pdd)
 int kfd_pdd_bind(struct kfd_process_device *pdd, struct file *filp,
 		 const char *op)
 {
-	struct drm_file *dfile = filp->private_data;
-	struct kfdsim_drm_file *kfile = to_kfdsim_file(dfile);
+	int ret;
 
 	lockdep_assert_held(&pdd->p->lock);
-	if (cmpxchg(&kfile->kfd_owner, NULL, pdd->p)) {
+	ret = amdgpu_amdkfd_gpuvm_acquire_process_vm(filp, pdd->p, &pdd->vm);
+	if (ret == -EBUSY) {
 		kfd_reject("%s: the render node file is the VM of another process\n",
 			   op);
 		return -EINVAL;
 	}
-	if (!kfdsim_vm_clean(kfdsim_drm_file_vm(dfile))) {
-		cmpxchg(&kfile->kfd_owner, pdd->p, NULL);
+	if (ret) {
 		kfd_reject("%s: the render node file's VM already had mappings\n",
 			   op);
 		return -EINVAL;
 	}
 	pdd->drm_file = filp;
-	kfdsim_vm_share(&pdd->vm, kfdsim_drm_file_vm(dfile));
 	return 0;
 }
 
@@ -141,13 +135,10 @@ int kfd_pdd_bind(struct kfd_process_device *pdd, struct file *filp,
  */
 static void kfd_pdd_unbind(struct kfd_process_device *pdd)
 {
-	struct drm_file *dfile;
-
 	if (!pdd->drm_file)
 		return;
-	kfdsim_vm_unshare(&pdd->vm);
-	dfile = pdd->drm_file->private_data;
-	cmpxchg(&to_kfdsim_file(dfile)->kfd_owner, pdd->p, NULL);
+	amdgpu_amdkfd_gpuvm_release_process_vm(pdd->drm_file, pdd->p,
+					       &pdd->vm);
 	fput(pdd->drm_file);
 	pdd->drm_file = NULL;
 }
@@ -157,12 +148,12 @@ static void kfd_pdd_destroy(struct kfd_process_device *pdd)
 	kfd_pdd_free_doorbells(pdd);
 	if (pdd->mmio_page) {
 		__free_page(pdd->mmio_page);
-		atomic_dec(&kfdsim_counters.mmio_pages);
+		atomic_dec(&kfd_counters.mmio_pages);
 	}
 	kfd_pdd_unbind(pdd);
 	mutex_destroy(&pdd->doorbell_lock);
 	kfree(pdd);
-	atomic_dec(&kfdsim_counters.pdds);
+	atomic_dec(&kfd_counters.pdds);
 }
 
 static void kfd_process_destroy(struct kfd_process *p)
@@ -173,10 +164,10 @@ static void kfd_process_destroy(struct kfd_process *p)
 	kfd_queues_destroy_all(p);
 
 	/* BOs next: a BO of one GPU may be mapped into another GPU's VM. */
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		if (p->pdds[i])
 			kfd_pdd_free_bos(p->pdds[i]);
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		if (p->pdds[i])
 			kfd_pdd_destroy(p->pdds[i]);
 
@@ -186,7 +177,7 @@ static void kfd_process_destroy(struct kfd_process *p)
 	put_task_struct(p->lead_thread);
 	mmdrop(p->mm);
 	kfree(p);
-	atomic_dec(&kfdsim_counters.processes);
+	atomic_dec(&kfd_counters.processes);
 }
 
 /**
@@ -210,11 +201,11 @@ void kfd_process_reset(struct kfd_process *p)
 	lockdep_assert_held(&p->lock);
 	kfd_queues_destroy_all(p);
 	kfd_events_clear(p);
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		kfd_pdd_free_bos(p->pdds[i]);
 		idr_init_base(&p->pdds[i]->bo_idr, 1);
 	}
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		pdd = p->pdds[i];
 		kfd_pdd_unbind(pdd);
 		mutex_lock(&pdd->doorbell_lock);
@@ -247,9 +238,9 @@ int kfd_process_evict_queues(struct kfd_process *p)
 	lockdep_assert_held(&p->lock);
 	if (p->evict_count++)
 		return 0;
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		pdd = p->pdds[i];
-		ret = pdd->gpu->ops->evict_process_queues(pdd->gpu, pdd);
+		ret = pdd->gpu->ops->evict_process_queues(pdd->gpu->adev, pdd);
 		if (ret)
 			goto err_restore;
 	}
@@ -258,7 +249,8 @@ int kfd_process_evict_queues(struct kfd_process *p)
 err_restore:
 	while (i--) {
 		pdd = p->pdds[i];
-		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu, pdd));
+		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu->adev,
+							      pdd));
 	}
 	p->evict_count--;
 	return ret;
@@ -276,9 +268,10 @@ void kfd_process_restore_queues(struct kfd_process *p)
 	lockdep_assert_held(&p->lock);
 	if (WARN_ON(!p->evict_count) || --p->evict_count)
 		return;
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		pdd = p->pdds[i];
-		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu, pdd));
+		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu->adev,
+							      pdd));
 	}
 }
 
@@ -312,8 +305,8 @@ static struct kfd_process *kfd_process_create(void)
 		kfree(p);
 		return ERR_PTR(ret);
 	}
-	for (i = 0; i < kfdsim_num_gpus; i++) {
-		p->pdds[i] = kfd_pdd_create(p, kfdsim_gpus[i]);
+	for (i = 0; i < kfd_num_devices; i++) {
+		p->pdds[i] = kfd_pdd_create(p, kfd_devices[i]);
 		if (!p->pdds[i])
 			goto err_pdds;
 	}
@@ -321,7 +314,7 @@ static struct kfd_process *kfd_process_create(void)
 	mmgrab(p->mm);
 	p->lead_thread = current->group_leader;
 	get_task_struct(p->lead_thread);
-	atomic_inc(&kfdsim_counters.processes);
+	atomic_inc(&kfd_counters.processes);
 	return p;
 
 err_pdds:
@@ -426,7 +419,7 @@ struct kfd_process_device *kfd_process_pdd_by_id(struct kfd_process *p,
 
 	if (!gpu_id)
 		return NULL;
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		if (p->pdds[i]->user_gpu_id == gpu_id)
 			return p->pdds[i];
 	return NULL;
@@ -456,7 +449,7 @@ int kfd_process_doorbells(struct kfd_process_device *pdd)
 		__free_pages(page, KFDSIM_DOORBELL_ORDER);
 		return 0;
 	}
-	atomic_inc(&kfdsim_counters.doorbell_slices);
+	atomic_inc(&kfd_counters.doorbell_slices);
 	return 0;
 }
 
@@ -488,6 +481,6 @@ int kfd_process_mmio_page(struct kfd_process_device *pdd)
 		__free_page(page);
 		return 0;
 	}
-	atomic_inc(&kfdsim_counters.mmio_pages);
+	atomic_inc(&kfd_counters.mmio_pages);
 	return 0;
 }

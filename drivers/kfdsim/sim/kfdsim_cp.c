@@ -118,7 +118,7 @@ static int kfdsim_signal_fire(struct kfd_queue *q, u64 sig,
 	ret = kfdsim_vm_write(vm, s.event_mailbox_ptr, &id, sizeof(id), fault);
 	if (ret)
 		return ret;
-	kfd_signal_event_from_gpu(q->pdd->p, s.event_id);
+	kgd2kfd_signal_event(q, s.event_id);
 	return 0;
 }
 
@@ -178,7 +178,6 @@ static enum kfdsim_run kfdsim_queue_error(struct kfd_queue *q, int err,
 					  const struct kfdsim_fault *fault,
 					  const struct kfdsim_dispatch_error *why)
 {
-	struct kfd_process *p = q->pdd->p;
 	u32 gpu_id = q->pdd->user_gpu_id;
 
 	if (err == -ENOMEM) {
@@ -193,7 +192,7 @@ static enum kfdsim_run kfdsim_queue_error(struct kfd_queue *q, int err,
 				    gpu_id, q->id, fault->va,
 				    fault->write ? "write" : "read",
 				    fault->read_only ? " to read-only page" : "");
-		kfd_signal_memory_exception(p, gpu_id, fault);
+		kgd2kfd_memory_exception(q, fault);
 	} else if (err == -ENOEXEC && why) {
 		bool told = kfdsim_aql_report(q, why->code);
 
@@ -349,7 +348,7 @@ static void kfdsim_sdma_trap(void *priv, u32 event_id)
 {
 	struct kfd_queue *q = priv;
 
-	kfd_signal_event_from_gpu(q->pdd->p, event_id);
+	kgd2kfd_signal_event(q, event_id);
 }
 
 /* Read up to @ndw dwords of the ring at byte position @pos, wrapping. */
@@ -577,7 +576,7 @@ void kfdsim_cp_fini(struct kfdsim_gpu *gpu)
 
 void kfdsim_cp_add_queue(struct kfd_queue *q)
 {
-	struct kfdsim_gpu *gpu = q->pdd->gpu;
+	struct kfdsim_gpu *gpu = q->pdd->gpu->adev;
 
 	kfdsim_cp_lock(gpu->cp);
 	q->cp_round = 0;
@@ -589,7 +588,7 @@ void kfdsim_cp_add_queue(struct kfd_queue *q)
 /* Returns once the CP no longer runs @q; it may then be freed. */
 void kfdsim_cp_remove_queue(struct kfd_queue *q)
 {
-	struct kfdsim_cp *cp = q->pdd->gpu->cp;
+	struct kfdsim_cp *cp = q->pdd->gpu->adev->cp;
 
 	kfdsim_cp_lock(cp);
 	list_del(&q->cp_node);
@@ -601,6 +600,31 @@ void kfdsim_cp_remove_queue(struct kfd_queue *q)
  * simulator's counterpart of amdkfd's device queue manager. See
  * Documentation/command-processor.rst.
  */
+
+static int kfdsim_create_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q,
+			       bool evicted)
+{
+	q->evicted = evicted;
+	kfdsim_cp_add_queue(q);
+	return 0;
+}
+
+static void kfdsim_destroy_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q)
+{
+	kfdsim_cp_remove_queue(q);
+}
+
+static void kfdsim_update_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q,
+				const struct kfd_ioctl_update_queue_args *args)
+{
+	kfdsim_cp_lock(gpu->cp);
+	q->ring_va = args->ring_base_address;
+	q->ring_size = args->ring_size;
+	q->percentage = args->queue_percentage;
+	q->priority = args->queue_priority;
+	mutex_unlock(&gpu->cp->lock);
+	kfdsim_cp_kick(gpu);
+}
 
 /* Mark the queues of @pdd's process on @gpu evicted or runnable. */
 static void kfdsim_set_process_queues_evicted(struct kfdsim_gpu *gpu,
@@ -670,6 +694,9 @@ static int kfdsim_restore_mqd(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 }
 
 const struct kfd_device_ops kfdsim_device_ops = {
+	.create_queue = kfdsim_create_queue,
+	.destroy_queue = kfdsim_destroy_queue,
+	.update_queue = kfdsim_update_queue,
 	.evict_process_queues = kfdsim_evict_process_queues,
 	.restore_process_queues = kfdsim_restore_process_queues,
 	.checkpoint_mqd = kfdsim_checkpoint_mqd,
