@@ -29,7 +29,7 @@
 #include "util.h"
 
 /*
- * The start of kfdsim's private data (drivers/kfdsim/kfd_criu.h), for
+ * The start of kfdsim's private data (drivers/kfdsim/kfd/kfd_criu.h), for
  * display only: the plugin itself treats the private data as opaque. That
  * header is kernel-internal, so the few fields shown are restated here.
  */

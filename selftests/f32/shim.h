@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The kernel types drivers/kfdsim/kfdsim_f32.c uses, for a user-space
+ * The kernel types drivers/kfdsim/sim/kfdsim_f32.c uses, for a user-space
  * build. Passed with -include, ahead of everything else.
  */
 #ifndef F32_SHIM_H

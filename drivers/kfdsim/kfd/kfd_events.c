@@ -29,7 +29,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "kfdsim.h"
+#include "kfd_priv.h"
 
 #define KFD_EVENT_PAGE_SIZE	(KFD_SIGNAL_EVENT_LIMIT * sizeof(u64))
 #define KFD_EVENT_PAGE_PAGES	DIV_ROUND_UP(KFD_EVENT_PAGE_SIZE, PAGE_SIZE)
@@ -141,7 +141,7 @@ static void kfd_event_page_free(struct kfd_event_page *page)
 		return;
 	vunmap(page->slots);
 	if (page->bo) {
-		kfdsim_gem_put(page->bo);
+		amdgpu_amdkfd_gpuvm_free_memory_of_gpu(page->bo, NULL);
 	} else {
 		for (i = 0; i < KFD_EVENT_PAGE_PAGES; i++)
 			if (page->pages[i])
@@ -244,11 +244,11 @@ static int kfd_event_page_ensure(struct kfd_event_table *t)
  * Return: 0, -EINVAL (no such BO, wrong kind, too small, or the process
  * already has an events page) or -ENOMEM.
  */
-int kfd_events_set_page_bo(struct kfdsim_process *p, u64 handle)
+int kfd_events_set_page_bo(struct kfd_process *p, u64 handle)
 {
 	struct kfd_event_table *t = &p->events;
 	struct kfd_event_page *page;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	bool installed;
 	int ret;
 
@@ -264,7 +264,7 @@ int kfd_events_set_page_bo(struct kfdsim_process *p, u64 handle)
 			      handle);
 		return -EINVAL;
 	}
-	if (!bo->gem || bo->gem->domain == KFDSIM_DOMAIN_USERPTR) {
+	if (!bo->gem || amdgpu_amdkfd_gpuvm_is_userptr(bo->gem)) {
 		kfd_ev_reject("CREATE_EVENT: events page BO 0x%llx is not VRAM or GTT\n",
 			      handle);
 		return -EINVAL;
@@ -279,10 +279,11 @@ int kfd_events_set_page_bo(struct kfdsim_process *p, u64 handle)
 	if (!page)
 		return -ENOMEM;
 	kref_init(&page->ref);
-	drm_gem_object_get(&bo->gem->base);
+	amdgpu_amdkfd_gpuvm_get_memory(bo->gem);
 	page->bo = bo->gem;
 	page->handle = handle;
-	memcpy(page->pages, bo->gem->pages, sizeof(page->pages));
+	memcpy(page->pages, amdgpu_amdkfd_gpuvm_pages(bo->gem),
+	       sizeof(page->pages));
 	ret = kfd_event_page_vmap(page);
 	if (ret)
 		goto err_free;
@@ -311,7 +312,7 @@ err_free:
  * Return: the BO's handle, or 0 if the events page is not a BO (or there is
  * none yet).
  */
-u64 kfd_events_page_handle(struct kfdsim_process *p)
+u64 kfd_events_page_handle(struct kfd_process *p)
 {
 	struct kfd_event_table *t = &p->events;
 	u64 handle;
@@ -354,7 +355,7 @@ static const struct vm_operations_struct kfd_events_vm_ops = {
  *
  * Return: 0 or a negative errno.
  */
-int kfd_mmap_events(struct kfdsim_process *p, struct vm_area_struct *vma)
+int kfd_mmap_events(struct kfd_process *p, struct vm_area_struct *vma)
 {
 	struct kfd_event_table *t = &p->events;
 	unsigned long size = vma->vm_end - vma->vm_start;
@@ -445,7 +446,7 @@ static int kfd_event_insert(struct kfd_event_table *t, struct kfd_event *ev,
 	return 0;
 }
 
-static int kfd_event_add(struct kfdsim_process *p, u32 type, bool auto_reset,
+static int kfd_event_add(struct kfd_process *p, u32 type, bool auto_reset,
 			 bool signaled, const u32 *want, u32 *id)
 {
 	struct kfd_event_table *t = &p->events;
@@ -520,7 +521,7 @@ static void kfd_event_fire(struct kfd_event_table *t, struct kfd_event *ev)
 		wake_up_all(&t->wq);
 }
 
-int kfd_ioctl_create_event(struct kfdsim_process *p, void *data)
+int kfd_ioctl_create_event(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_create_event_args *args = data;
 	u32 type = args->event_type;
@@ -562,7 +563,7 @@ int kfd_ioctl_create_event(struct kfdsim_process *p, void *data)
 	return 0;
 }
 
-int kfd_ioctl_destroy_event(struct kfdsim_process *p, void *data)
+int kfd_ioctl_destroy_event(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_destroy_event_args *args = data;
 	struct kfd_event_table *t = &p->events;
@@ -585,7 +586,7 @@ int kfd_ioctl_destroy_event(struct kfdsim_process *p, void *data)
 }
 
 /* SET_EVENT and RESET_EVENT: only signal events are the CPU's to change. */
-static int kfd_event_set_state(struct kfdsim_process *p, u32 id, u32 pad,
+static int kfd_event_set_state(struct kfd_process *p, u32 id, u32 pad,
 			       bool set, const char *op)
 {
 	struct kfd_event_table *t = &p->events;
@@ -614,7 +615,7 @@ static int kfd_event_set_state(struct kfdsim_process *p, u32 id, u32 pad,
 	return ret;
 }
 
-int kfd_ioctl_set_event(struct kfdsim_process *p, void *data)
+int kfd_ioctl_set_event(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_set_event_args *args = data;
 
@@ -622,7 +623,7 @@ int kfd_ioctl_set_event(struct kfdsim_process *p, void *data)
 				   "SET_EVENT");
 }
 
-int kfd_ioctl_reset_event(struct kfdsim_process *p, void *data)
+int kfd_ioctl_reset_event(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_reset_event_args *args = data;
 
@@ -775,7 +776,7 @@ static long kfd_wait_jiffies(u32 ms)
 	return msecs_to_jiffies(min_t(u32, ms, INT_MAX)) + 1;
 }
 
-int kfd_ioctl_wait_events(struct kfdsim_process *p, void *data)
+int kfd_ioctl_wait_events(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_wait_events_args *args = data;
 	struct kfd_event_data __user *udata = u64_to_user_ptr(args->events_ptr);
@@ -855,7 +856,7 @@ static void kfd_event_fire_from_gpu(struct kfd_event_table *t,
  * event whose slot in the events page holds something other than
  * "unsignaled" fires.
  */
-void kfd_signal_event_from_gpu(struct kfdsim_process *p, u32 event_id)
+void kfd_signal_event_from_gpu(struct kfd_process *p, u32 event_id)
 {
 	struct kfd_event_table *t = &p->events;
 	struct kfd_event *ev = NULL;
@@ -890,7 +891,7 @@ out:
  * Fires every memory event of @p with the fault as payload. As upstream's
  * VM fault handling, hardware-exception events are left alone.
  */
-void kfd_signal_memory_exception(struct kfdsim_process *p, u32 gpu_id,
+void kfd_signal_memory_exception(struct kfd_process *p, u32 gpu_id,
 				 const struct kfdsim_fault *f)
 {
 	struct kfd_hsa_memory_exception_data data = {
@@ -917,7 +918,7 @@ void kfd_signal_memory_exception(struct kfdsim_process *p, u32 gpu_id,
 
 /* ---- life cycle, queries, checkpoint and restore ---- */
 
-int kfd_events_init(struct kfdsim_process *p)
+int kfd_events_init(struct kfd_process *p)
 {
 	struct kfd_event_table *t = &p->events;
 
@@ -932,7 +933,7 @@ int kfd_events_init(struct kfdsim_process *p)
 }
 
 /* At process teardown: no ioctl, mapping or queue can reach @p any more. */
-void kfd_events_fini(struct kfdsim_process *p)
+void kfd_events_fini(struct kfd_process *p)
 {
 	struct kfd_event_table *t = &p->events;
 	struct kfd_event *ev;
@@ -958,7 +959,7 @@ void kfd_events_fini(struct kfdsim_process *p)
  * destroyed events are woken and fail, and the page lives on as long as a
  * user mapping of it does.
  */
-void kfd_events_clear(struct kfdsim_process *p)
+void kfd_events_clear(struct kfd_process *p)
 {
 	struct kfd_event_table *t = &p->events;
 	struct kfd_event_page *page;
@@ -981,7 +982,7 @@ void kfd_events_clear(struct kfdsim_process *p)
  *
  * Return: the count, all types.
  */
-int kfd_events_count(struct kfdsim_process *p)
+int kfd_events_count(struct kfd_process *p)
 {
 	struct kfd_event_table *t = &p->events;
 	int n;
@@ -1008,7 +1009,7 @@ int kfd_events_count(struct kfdsim_process *p)
  * -EEXIST if the id is taken; -ENOSPC at the non-signal event limit;
  * -ENOMEM.
  */
-int kfd_event_restore(struct kfdsim_process *p, u32 event_id, u32 type,
+int kfd_event_restore(struct kfd_process *p, u32 event_id, u32 type,
 		      bool auto_reset, bool signaled)
 {
 	u32 id;
@@ -1052,7 +1053,7 @@ struct kfd_event_info {
  *
  * Return: 0, -ENOMEM, or what @fn returned.
  */
-int kfd_events_for_each(struct kfdsim_process *p,
+int kfd_events_for_each(struct kfd_process *p,
 			int (*fn)(void *ctx, u32 id, u32 type, bool auto_reset,
 				  bool signaled),
 			void *ctx)

@@ -4,7 +4,7 @@
  *
  * The tree has the layout, key names, key order and number formats that
  * upstream amdkfd (Linux 6.1) uses, because ROCm's thunk and CRIU's amdgpu
- * plugin parse it. Node 0 is the host CPU; node N is GPU kfdsim_gpus[N - 1].
+ * plugin parse it. Node 0 is the host CPU; node N is GPU kfd_devices[N - 1].
  * The devices are fixed for the module's lifetime, so the whole tree is
  * built once and every value is computed when a file is read.
  *
@@ -28,7 +28,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "kfdsim.h"
+#include "kfd_priv.h"
 
 /* uAPI values (linux/kfd_sysfs.h) printed below. */
 #define TOPO_HEAP_TYPE_SYSTEM		0
@@ -62,7 +62,7 @@ static const char topo_oem_table_id[] = "SIMGPU00";
  * @arg: caches/C: first CU of the instance; io_links/L: the peer node
  */
 struct topo_desc {
-	const struct kfdsim_gpu *gpu;
+	const struct kfd_dev *gpu;
 	const struct kfdsim_cache *cache;
 	u32 node;
 	u32 arg;
@@ -94,12 +94,12 @@ static const struct topo_desc *to_desc(struct kobject *kobj)
 /* 0, or -EPERM if the reader's device cgroup hides @d's GPU. */
 static int topo_check_access(const struct topo_desc *d)
 {
-	return d->gpu ? kfdsim_gpu_devcgroup_check(d->gpu) : 0;
+	return d->gpu ? kfd_devcgroup_check_permission(d->gpu) : 0;
 }
 
-static const struct kfdsim_asic *topo_asic(const struct kfdsim_gpu *gpu)
+static const struct kfdsim_asic *topo_asic(const struct kfd_dev *gpu)
 {
-	return gpu ? gpu->asic : &topo_no_asic;
+	return gpu ? amdgpu_amdkfd_get_asic_info(gpu->adev) : &topo_no_asic;
 }
 
 /* Prints "key value" lines; @gpu false skips the GPU-only keys. */
@@ -142,13 +142,13 @@ static u32 topo_num_cus(const struct kfdsim_asic *a)
 	return a->array_count * a->cu_per_simd_array;
 }
 
-static u32 topo_simd_id_base(const struct kfdsim_gpu *gpu)
+static u32 topo_simd_id_base(const struct kfd_dev *gpu)
 {
 	u32 base = TOPO_SIMD_ID_BASE;
 	unsigned int i;
 
 	for (i = 0; i < gpu->index; i++)
-		base += topo_num_cus(kfdsim_gpus[i]->asic);
+		base += topo_num_cus(topo_asic(kfd_devices[i]));
 	return base;
 }
 
@@ -217,7 +217,7 @@ ATTRIBUTE_GROUPS(topo_root);
 static ssize_t gpu_id_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	const struct kfdsim_gpu *gpu = to_desc(kobj)->gpu;
+	const struct kfd_dev *gpu = to_desc(kobj)->gpu;
 	int ret = topo_check_access(to_desc(kobj));
 
 	if (ret)
@@ -238,14 +238,14 @@ static ssize_t name_show(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t node_properties_show(struct kobject *kobj,
 				    struct kobj_attribute *attr, char *buf)
 {
-	const struct kfdsim_gpu *gpu = to_desc(kobj)->gpu;
+	const struct kfd_dev *gpu = to_desc(kobj)->gpu;
 	const struct kfdsim_asic *a = topo_asic(gpu);
 	const struct topo_prop props[] = {
 		{ "cpu_cores_count", gpu ? 0 : num_online_cpus() },
 		{ "simd_count", a->simd_count },
 		{ "mem_banks_count", 1 },
 		{ "caches_count", topo_num_caches(a) },
-		{ "io_links_count", gpu ? 1 : kfdsim_num_gpus },
+		{ "io_links_count", gpu ? 1 : kfd_num_devices },
 		{ "p2p_links_count", 0 },
 		{ "cpu_core_id_base", gpu ? 0 : topo_cpu_id_base() },
 		{ "simd_id_base", gpu ? topo_simd_id_base(gpu) : 0 },
@@ -267,18 +267,20 @@ static ssize_t node_properties_show(struct kobject *kobj,
 		{ "domain", 0 },
 		/* an int that amdkfd prints unsigned */
 		{ "drm_render_minor",
-		  gpu ? (u32)kfdsim_gpu_render_minor(gpu) : 0 },
+		  gpu ? (u32)amdgpu_amdkfd_get_render_minor(gpu->adev) : 0 },
 		{ "hive_id", 0 },
 		{ "num_sdma_engines", a->num_sdma_engines },
 		{ "num_sdma_xgmi_engines", a->num_sdma_xgmi_engines },
 		{ "num_sdma_queues_per_engine", a->num_sdma_queues_per_engine },
 		{ "num_cp_queues", a->num_cp_queues },
 		{ "max_engine_clk_fcompute", a->max_engine_clk_fcompute, true },
-		{ "local_mem_size", gpu ? gpu->vram_size : 0, true },
+		{ "local_mem_size", gpu ? amdgpu_amdkfd_get_vram_size(gpu->adev) : 0,
+		  true },
 		{ "fw_version", a->fw_version, true },
 		{ "capability", a->capability, true },
 		{ "sdma_fw_version", a->sdma_fw_version, true },
-		{ "unique_id", gpu ? gpu->unique_id : 0, true },
+		{ "unique_id", gpu ? amdgpu_amdkfd_get_unique_id(gpu->adev) : 0,
+		  true },
 		{ "max_engine_clk_ccompute", gpu ? a->max_engine_clk_ccompute :
 					     cpufreq_quick_get_max(0) / 1000 },
 	};
@@ -307,12 +309,12 @@ ATTRIBUTE_GROUPS(topo_node);
 static ssize_t mem_properties_show(struct kobject *kobj,
 				   struct kobj_attribute *attr, char *buf)
 {
-	const struct kfdsim_gpu *gpu = to_desc(kobj)->gpu;
+	const struct kfd_dev *gpu = to_desc(kobj)->gpu;
 	const struct kfdsim_asic *a = topo_asic(gpu);
 	const struct topo_prop props[] = {
 		{ "heap_type", gpu ? TOPO_HEAP_TYPE_FB_PUBLIC :
 				     TOPO_HEAP_TYPE_SYSTEM },
-		{ "size_in_bytes", gpu ? gpu->vram_size :
+		{ "size_in_bytes", gpu ? amdgpu_amdkfd_get_vram_size(gpu->adev) :
 				(u64)totalram_pages() << PAGE_SHIFT },
 		{ "flags", 0 },
 		{ "width", a->vram_width },
@@ -340,7 +342,7 @@ static ssize_t cache_properties_show(struct kobject *kobj,
 				     struct kobj_attribute *attr, char *buf)
 {
 	const struct topo_desc *d = to_desc(kobj);
-	const struct kfdsim_asic *a = d->gpu->asic;
+	const struct kfdsim_asic *a = topo_asic(d->gpu);
 	const struct kfdsim_cache *c = d->cache;
 	const struct topo_prop props[] = {
 		{ "processor_id_low", topo_simd_id_base(d->gpu) + d->arg },
@@ -547,8 +549,8 @@ static int topo_add_links(struct kobject *dir, struct topo_desc d)
 		d.arg = 0;
 		return topo_add(NULL, &topo_link_type, dir, &d, "0");
 	}
-	for (i = 0; i < kfdsim_num_gpus; i++) {
-		d.arg = kfdsim_gpus[i]->index + 1;
+	for (i = 0; i < kfd_num_devices; i++) {
+		d.arg = kfd_devices[i]->index + 1;
 		ret = topo_add(NULL, &topo_link_type, dir, &d, "%u", i);
 		if (ret)
 			return ret;
@@ -557,7 +559,7 @@ static int topo_add_links(struct kobject *dir, struct topo_desc d)
 }
 
 /* Node @node; @gpu is NULL for the CPU node. */
-static int topo_add_node(struct kobject *nodes, const struct kfdsim_gpu *gpu,
+static int topo_add_node(struct kobject *nodes, const struct kfd_dev *gpu,
 			 u32 node)
 {
 	const struct topo_desc d = { .gpu = gpu, .node = node };
@@ -631,8 +633,8 @@ int kfd_topology_init(struct device *kfd_dev)
 	ret = topo_add_node(nodes, NULL, 0);
 	if (ret)
 		goto err_unwind;
-	for (i = 0; i < kfdsim_num_gpus; i++) {
-		const struct kfdsim_gpu *gpu = kfdsim_gpus[i];
+	for (i = 0; i < kfd_num_devices; i++) {
+		const struct kfd_dev *gpu = kfd_devices[i];
 
 		ret = topo_add_node(nodes, gpu, gpu->index + 1);
 		if (ret)

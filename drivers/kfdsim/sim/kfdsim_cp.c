@@ -87,13 +87,13 @@ int kfdsim_cp_get_fail_nth(void)
 	return max(atomic_read(&kfdsim_cp_fail_nth), 0);
 }
 
-static bool kfdsim_queue_runnable(const struct kfdsim_queue *q)
+static bool kfdsim_queue_runnable(const struct kfd_queue *q)
 {
 	return !q->evicted && q->percentage &&
 	       !(q->state.flags & KFDSIM_QSTATE_ERROR);
 }
 
-u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q)
+u64 kfdsim_queue_doorbell_value(struct kfd_queue *q)
 {
 	u64 *slice = page_address(q->pdd->doorbells);
 
@@ -101,7 +101,7 @@ u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q)
 }
 
 /* Post @sig's event id to its event mailbox, if it has one, and fire it. */
-static int kfdsim_signal_fire(struct kfdsim_queue *q, u64 sig,
+static int kfdsim_signal_fire(struct kfd_queue *q, u64 sig,
 			      struct kfdsim_fault *fault)
 {
 	struct kfdsim_vm *vm = &q->pdd->vm;
@@ -118,12 +118,12 @@ static int kfdsim_signal_fire(struct kfdsim_queue *q, u64 sig,
 	ret = kfdsim_vm_write(vm, s.event_mailbox_ptr, &id, sizeof(id), fault);
 	if (ret)
 		return ret;
-	kfd_signal_event_from_gpu(q->pdd->p, s.event_id);
+	kgd2kfd_signal_event(q, s.event_id);
 	return 0;
 }
 
 /* Completing a packet with a signal: decrement its value, then fire it. */
-static int kfdsim_signal_complete(struct kfdsim_queue *q, u64 sig,
+static int kfdsim_signal_complete(struct kfd_queue *q, u64 sig,
 				  struct kfdsim_fault *fault)
 {
 	s64 old;
@@ -145,7 +145,7 @@ static int kfdsim_signal_complete(struct kfdsim_queue *q, u64 sig,
  * the signal's event (include/uapi/linux/kfdsim.h). Only a queue laid out
  * exactly as ROCr lays it out gets the report. Returns whether it did.
  */
-static bool kfdsim_aql_report(struct kfdsim_queue *q, u32 code)
+static bool kfdsim_aql_report(struct kfd_queue *q, u32 code)
 {
 	struct kfdsim_vm *vm = &q->pdd->vm;
 	struct kfdsim_fault fault;
@@ -174,11 +174,10 @@ static bool kfdsim_aql_report(struct kfdsim_queue *q, u32 code)
  * says why for an AQL packet). A transient -ENOMEM only makes the CP retry
  * the packet on a later round.
  */
-static enum kfdsim_run kfdsim_queue_error(struct kfdsim_queue *q, int err,
+static enum kfdsim_run kfdsim_queue_error(struct kfd_queue *q, int err,
 					  const struct kfdsim_fault *fault,
 					  const struct kfdsim_dispatch_error *why)
 {
-	struct kfdsim_process *p = q->pdd->p;
 	u32 gpu_id = q->pdd->user_gpu_id;
 
 	if (err == -ENOMEM) {
@@ -193,7 +192,7 @@ static enum kfdsim_run kfdsim_queue_error(struct kfdsim_queue *q, int err,
 				    gpu_id, q->id, fault->va,
 				    fault->write ? "write" : "read",
 				    fault->read_only ? " to read-only page" : "");
-		kfd_signal_memory_exception(p, gpu_id, fault);
+		kgd2kfd_memory_exception(q, fault);
 	} else if (err == -ENOEXEC && why) {
 		bool told = kfdsim_aql_report(q, why->code);
 
@@ -210,7 +209,7 @@ static enum kfdsim_run kfdsim_queue_error(struct kfdsim_queue *q, int err,
 }
 
 /* Is a barrier packet's condition met? */
-static int kfdsim_barrier_ready(struct kfdsim_queue *q,
+static int kfdsim_barrier_ready(struct kfd_queue *q,
 				const struct kfdsim_aql_barrier *b, bool any,
 				struct kfdsim_fault *fault)
 {
@@ -236,7 +235,7 @@ static int kfdsim_barrier_ready(struct kfdsim_queue *q,
 	return !any || !used;
 }
 
-static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
+static enum kfdsim_run kfdsim_run_aql(struct kfd_queue *q, u64 deadline)
 {
 	struct kfdsim_vm *vm = &q->pdd->vm;
 	u64 entries = q->ring_size / KFDSIM_AQL_PACKET_SIZE;
@@ -347,13 +346,13 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 
 static void kfdsim_sdma_trap(void *priv, u32 event_id)
 {
-	struct kfdsim_queue *q = priv;
+	struct kfd_queue *q = priv;
 
-	kfd_signal_event_from_gpu(q->pdd->p, event_id);
+	kgd2kfd_signal_event(q, event_id);
 }
 
 /* Read up to @ndw dwords of the ring at byte position @pos, wrapping. */
-static int kfdsim_sdma_fetch(struct kfdsim_queue *q, u64 pos, u32 *dw,
+static int kfdsim_sdma_fetch(struct kfd_queue *q, u64 pos, u32 *dw,
 			     u32 ndw, struct kfdsim_fault *fault)
 {
 	u32 off = pos & (q->ring_size - 1);
@@ -368,7 +367,7 @@ static int kfdsim_sdma_fetch(struct kfdsim_queue *q, u64 pos, u32 *dw,
 			      (ndw - first) * sizeof(u32), fault);
 }
 
-static enum kfdsim_run kfdsim_run_sdma(struct kfdsim_queue *q, u64 deadline)
+static enum kfdsim_run kfdsim_run_sdma(struct kfd_queue *q, u64 deadline)
 {
 	struct kfdsim_sdma_ctx ctx = {
 		.vm = &q->pdd->vm,
@@ -411,7 +410,7 @@ static enum kfdsim_run kfdsim_run_sdma(struct kfdsim_queue *q, u64 deadline)
 	return run;
 }
 
-static enum kfdsim_run kfdsim_run_queue(struct kfdsim_queue *q)
+static enum kfdsim_run kfdsim_run_queue(struct kfd_queue *q)
 {
 	u64 deadline = ktime_get_ns() + KFDSIM_CP_SLICE_NS;
 
@@ -450,7 +449,7 @@ static void kfdsim_cp_yield(struct kfdsim_cp *cp)
  * Run one slice of @q with the CP lock held; returns whether @q may run.
  * The lock is taken per queue, so whoever waits for it waits one slice.
  */
-static bool kfdsim_cp_slice(struct kfdsim_gpu *gpu, struct kfdsim_queue *q,
+static bool kfdsim_cp_slice(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 			    bool *busy)
 {
 	u64 start;
@@ -475,14 +474,14 @@ static bool kfdsim_cp_slice(struct kfdsim_gpu *gpu, struct kfdsim_queue *q,
 static bool kfdsim_cp_round(struct kfdsim_gpu *gpu, bool *busy)
 {
 	struct kfdsim_cp *cp = gpu->cp;
-	struct kfdsim_queue *q;
+	struct kfd_queue *q;
 	bool runnable = false;
 	u64 round;
 
 	mutex_lock(&cp->lock);
 	round = ++cp->round;
 	for (;;) {
-		q = list_first_entry_or_null(&cp->queues, struct kfdsim_queue,
+		q = list_first_entry_or_null(&cp->queues, struct kfd_queue,
 					     cp_node);
 		if (!q || q->cp_round == round)
 			break;
@@ -575,9 +574,9 @@ void kfdsim_cp_fini(struct kfdsim_gpu *gpu)
 	gpu->cp = NULL;
 }
 
-void kfdsim_cp_add_queue(struct kfdsim_queue *q)
+void kfdsim_cp_add_queue(struct kfd_queue *q)
 {
-	struct kfdsim_gpu *gpu = q->pdd->gpu;
+	struct kfdsim_gpu *gpu = q->pdd->gpu->adev;
 
 	kfdsim_cp_lock(gpu->cp);
 	q->cp_round = 0;
@@ -587,9 +586,9 @@ void kfdsim_cp_add_queue(struct kfdsim_queue *q)
 }
 
 /* Returns once the CP no longer runs @q; it may then be freed. */
-void kfdsim_cp_remove_queue(struct kfdsim_queue *q)
+void kfdsim_cp_remove_queue(struct kfd_queue *q)
 {
-	struct kfdsim_cp *cp = q->pdd->gpu->cp;
+	struct kfdsim_cp *cp = q->pdd->gpu->adev->cp;
 
 	kfdsim_cp_lock(cp);
 	list_del(&q->cp_node);
@@ -602,12 +601,37 @@ void kfdsim_cp_remove_queue(struct kfdsim_queue *q)
  * Documentation/command-processor.rst.
  */
 
+static int kfdsim_create_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q,
+			       bool evicted)
+{
+	q->evicted = evicted;
+	kfdsim_cp_add_queue(q);
+	return 0;
+}
+
+static void kfdsim_destroy_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q)
+{
+	kfdsim_cp_remove_queue(q);
+}
+
+static void kfdsim_update_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q,
+				const struct kfd_ioctl_update_queue_args *args)
+{
+	kfdsim_cp_lock(gpu->cp);
+	q->ring_va = args->ring_base_address;
+	q->ring_size = args->ring_size;
+	q->percentage = args->queue_percentage;
+	q->priority = args->queue_priority;
+	mutex_unlock(&gpu->cp->lock);
+	kfdsim_cp_kick(gpu);
+}
+
 /* Mark the queues of @pdd's process on @gpu evicted or runnable. */
 static void kfdsim_set_process_queues_evicted(struct kfdsim_gpu *gpu,
-					      struct kfdsim_pdd *pdd,
+					      struct kfd_process_device *pdd,
 					      bool evicted)
 {
-	struct kfdsim_queue *q;
+	struct kfd_queue *q;
 	int id;
 
 	lockdep_assert_held(&pdd->p->lock);
@@ -628,21 +652,21 @@ static void kfdsim_set_process_queues_evicted(struct kfdsim_gpu *gpu,
  * queue).
  */
 static int kfdsim_evict_process_queues(struct kfdsim_gpu *gpu,
-				       struct kfdsim_pdd *pdd)
+				       struct kfd_process_device *pdd)
 {
 	kfdsim_set_process_queues_evicted(gpu, pdd, true);
 	return 0;
 }
 
 static int kfdsim_restore_process_queues(struct kfdsim_gpu *gpu,
-					 struct kfdsim_pdd *pdd)
+					 struct kfd_process_device *pdd)
 {
 	kfdsim_set_process_queues_evicted(gpu, pdd, false);
 	return 0;
 }
 
 static int kfdsim_checkpoint_mqd(struct kfdsim_gpu *gpu,
-				 const struct kfdsim_queue *q,
+				 const struct kfd_queue *q,
 				 struct kfdsim_queue_state *mqd)
 {
 	WARN_ON(!q->evicted);
@@ -653,7 +677,7 @@ static int kfdsim_checkpoint_mqd(struct kfdsim_gpu *gpu,
 }
 
 /* The state is untrusted: unknown flags or nonzero padding are -EINVAL. */
-static int kfdsim_restore_mqd(struct kfdsim_gpu *gpu, struct kfdsim_queue *q,
+static int kfdsim_restore_mqd(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 			      const struct kfdsim_queue_state *mqd)
 {
 	if (mqd->pad || (mqd->flags & ~KFDSIM_QSTATE_ERROR))
@@ -670,6 +694,9 @@ static int kfdsim_restore_mqd(struct kfdsim_gpu *gpu, struct kfdsim_queue *q,
 }
 
 const struct kfd_device_ops kfdsim_device_ops = {
+	.create_queue = kfdsim_create_queue,
+	.destroy_queue = kfdsim_destroy_queue,
+	.update_queue = kfdsim_update_queue,
 	.evict_process_queues = kfdsim_evict_process_queues,
 	.restore_process_queues = kfdsim_restore_process_queues,
 	.checkpoint_mqd = kfdsim_checkpoint_mqd,

@@ -16,7 +16,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
-struct kfdsim_process;
+struct kfd_process;
 struct kfdsim_fault;
 struct kfd_event_page;
 struct vm_area_struct;
@@ -46,32 +46,32 @@ struct kfd_event_table {
 };
 
 /* Life cycle, from kfd_process.c. */
-int kfd_events_init(struct kfdsim_process *p);
-void kfd_events_fini(struct kfdsim_process *p);
-void kfd_events_clear(struct kfdsim_process *p);
+int kfd_events_init(struct kfd_process *p);
+void kfd_events_fini(struct kfd_process *p);
+void kfd_events_clear(struct kfd_process *p);
 
 /* ioctl handlers, called with no locks held. */
-int kfd_ioctl_create_event(struct kfdsim_process *p, void *data);
-int kfd_ioctl_destroy_event(struct kfdsim_process *p, void *data);
-int kfd_ioctl_set_event(struct kfdsim_process *p, void *data);
-int kfd_ioctl_reset_event(struct kfdsim_process *p, void *data);
-int kfd_ioctl_wait_events(struct kfdsim_process *p, void *data);
+int kfd_ioctl_create_event(struct kfd_process *p, void *data);
+int kfd_ioctl_destroy_event(struct kfd_process *p, void *data);
+int kfd_ioctl_set_event(struct kfd_process *p, void *data);
+int kfd_ioctl_reset_event(struct kfd_process *p, void *data);
+int kfd_ioctl_wait_events(struct kfd_process *p, void *data);
 
 /* mmap of KFD_MMAP_TYPE_EVENTS, called with mmap_lock held. */
-int kfd_mmap_events(struct kfdsim_process *p, struct vm_area_struct *vma);
+int kfd_mmap_events(struct kfd_process *p, struct vm_area_struct *vma);
 
 /* GPU side: the command processor, which may hold its own lock. */
-void kfd_signal_event_from_gpu(struct kfdsim_process *p, u32 event_id);
-void kfd_signal_memory_exception(struct kfdsim_process *p, u32 gpu_id,
+void kfd_signal_event_from_gpu(struct kfd_process *p, u32 event_id);
+void kfd_signal_memory_exception(struct kfd_process *p, u32 gpu_id,
 				 const struct kfdsim_fault *f);
 
 /* Queries and checkpoint/restore helpers; see Documentation/events.rst. */
-int kfd_events_count(struct kfdsim_process *p);
-u64 kfd_events_page_handle(struct kfdsim_process *p);
-int kfd_events_set_page_bo(struct kfdsim_process *p, u64 handle);
-int kfd_event_restore(struct kfdsim_process *p, u32 event_id, u32 type,
+int kfd_events_count(struct kfd_process *p);
+u64 kfd_events_page_handle(struct kfd_process *p);
+int kfd_events_set_page_bo(struct kfd_process *p, u64 handle);
+int kfd_event_restore(struct kfd_process *p, u32 event_id, u32 type,
 		      bool auto_reset, bool signaled);
-int kfd_events_for_each(struct kfdsim_process *p,
+int kfd_events_for_each(struct kfd_process *p,
 			int (*fn)(void *ctx, u32 id, u32 type, bool auto_reset,
 				  bool signaled),
 			void *ctx);

@@ -2,12 +2,12 @@
 /*
  * Per-process KFD state.
  *
- * As in amdkfd there is one struct kfdsim_process per address space: every
+ * As in amdkfd there is one struct kfd_process per address space: every
  * /dev/kfd file opened by the process shares it. It lives while any of those
  * files is open or any doorbell mapping of it exists; the last reference
  * tears everything down (BOs, GPU mappings, doorbells, render-node bindings).
  *
- * Locking: kfdsim_process_list_lock protects the list and lookups (and is
+ * Locking: kfd_processes_lock protects the list and lookups (and is
  * taken by the final put so a lookup never revives a dying process);
  * p->lock serialises all ioctls of one process. Order: list lock, p->lock.
  */
@@ -17,18 +17,16 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <drm/drm_file.h>
-#include <drm/drm_vma_manager.h>
 
-#include "kfdsim.h"
+#include "kfd_priv.h"
 
-static LIST_HEAD(kfdsim_process_list);
-static DEFINE_MUTEX(kfdsim_process_list_lock);
+static LIST_HEAD(kfd_processes_list);
+static DEFINE_MUTEX(kfd_processes_lock);
 
-static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
-					 struct kfdsim_gpu *gpu)
+static struct kfd_process_device *kfd_pdd_create(struct kfd_process *p,
+						 struct kfd_dev *gpu)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 
 	pdd = kzalloc(sizeof(*pdd), GFP_KERNEL_ACCOUNT);
 	if (!pdd)
@@ -36,13 +34,13 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
 	pdd->p = p;
 	pdd->gpu = gpu;
 	/* amdkfd's kfd_init_apertures() skips GPUs the cgroup hides. */
-	pdd->hidden = kfdsim_gpu_devcgroup_check(gpu) != 0;
+	pdd->hidden = kfd_devcgroup_check_permission(gpu) != 0;
 	pdd->user_gpu_id = pdd->hidden ? 0 : gpu->gpu_id;
 	/* Handle ids start at 1 so a zeroed handle never names a BO. */
 	idr_init_base(&pdd->bo_idr, 1);
 	mutex_init(&pdd->doorbell_lock);
 	/* No page table until a render-node file is bound (kfd_pdd_bind). */
-	atomic_inc(&kfdsim_counters.pdds);
+	atomic_inc(&kfd_counters.pdds);
 	return pdd;
 }
 
@@ -52,28 +50,26 @@ static struct kfdsim_pdd *kfd_pdd_create(struct kfdsim_process *p,
  *
  * Called with the process lock held, or from the final teardown.
  */
-void kfd_process_teardown_bo(struct kfdsim_bo *bo)
+void kfd_process_teardown_bo(struct kfd_bo *bo)
 {
-	struct kfdsim_process *p = bo->pdd->p;
+	struct kfd_process *p = bo->pdd->p;
 	unsigned long npages = bo->size >> PAGE_SHIFT;
 	unsigned int i;
 
 	for_each_set_bit(i, &bo->mapped, KFDSIM_MAX_GPUS)
-		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, npages);
+		amdgpu_amdkfd_gpuvm_unmap_memory_from_gpu(&p->pdds[i]->vm,
+							  bo->va, npages);
 	bo->mapped = 0;
 	interval_tree_remove(&bo->va_node, &p->va_tree);
 	p->nr_bos--;
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
 		bo->pdd->doorbell_bo = false;
 
-	if (bo->gem) {
-		struct drm_file *file = bo->pdd->drm_file->private_data;
-
-		drm_vma_node_revoke(&bo->gem->base.vma_node, file);
-		kfdsim_gem_put(bo->gem);
-	}
+	if (bo->gem)
+		amdgpu_amdkfd_gpuvm_free_memory_of_gpu(bo->gem,
+						       bo->pdd->drm_file);
 	kfree(bo);
-	atomic_dec(&kfdsim_counters.bos);
+	atomic_dec(&kfd_counters.bos);
 }
 
 static int kfd_pdd_free_bo(int id, void *ptr, void *data)
@@ -82,19 +78,19 @@ static int kfd_pdd_free_bo(int id, void *ptr, void *data)
 	return 0;
 }
 
-static void kfd_pdd_free_bos(struct kfdsim_pdd *pdd)
+static void kfd_pdd_free_bos(struct kfd_process_device *pdd)
 {
 	idr_for_each(&pdd->bo_idr, kfd_pdd_free_bo, NULL);
 	idr_destroy(&pdd->bo_idr);
 }
 
-static void kfd_pdd_free_doorbells(struct kfdsim_pdd *pdd)
+static void kfd_pdd_free_doorbells(struct kfd_process_device *pdd)
 {
 	if (!pdd->doorbells)
 		return;
 	__free_pages(pdd->doorbells, KFDSIM_DOORBELL_ORDER);
 	pdd->doorbells = NULL;
-	atomic_dec(&kfdsim_counters.doorbell_slices);
+	atomic_dec(&kfd_counters.doorbell_slices);
 }
 
 /**
@@ -112,25 +108,24 @@ static void kfd_pdd_free_doorbells(struct kfdsim_pdd *pdd)
  *
  * Return: 0 or -EINVAL.
  */
-int kfd_pdd_bind(struct kfdsim_pdd *pdd, struct file *filp, const char *op)
+int kfd_pdd_bind(struct kfd_process_device *pdd, struct file *filp,
+		 const char *op)
 {
-	struct drm_file *dfile = filp->private_data;
-	struct kfdsim_drm_file *kfile = to_kfdsim_file(dfile);
+	int ret;
 
 	lockdep_assert_held(&pdd->p->lock);
-	if (cmpxchg(&kfile->kfd_owner, NULL, pdd->p)) {
+	ret = amdgpu_amdkfd_gpuvm_acquire_process_vm(filp, pdd->p, &pdd->vm);
+	if (ret == -EBUSY) {
 		kfd_reject("%s: the render node file is the VM of another process\n",
 			   op);
 		return -EINVAL;
 	}
-	if (!kfdsim_vm_clean(kfdsim_drm_file_vm(dfile))) {
-		cmpxchg(&kfile->kfd_owner, pdd->p, NULL);
+	if (ret) {
 		kfd_reject("%s: the render node file's VM already had mappings\n",
 			   op);
 		return -EINVAL;
 	}
 	pdd->drm_file = filp;
-	kfdsim_vm_share(&pdd->vm, kfdsim_drm_file_vm(dfile));
 	return 0;
 }
 
@@ -138,33 +133,30 @@ int kfd_pdd_bind(struct kfdsim_pdd *pdd, struct file *filp, const char *op)
  * Undo kfd_pdd_bind(). The process's own mappings are gone by now; the
  * file keeps its table and its GEM_VA mappings.
  */
-static void kfd_pdd_unbind(struct kfdsim_pdd *pdd)
+static void kfd_pdd_unbind(struct kfd_process_device *pdd)
 {
-	struct drm_file *dfile;
-
 	if (!pdd->drm_file)
 		return;
-	kfdsim_vm_unshare(&pdd->vm);
-	dfile = pdd->drm_file->private_data;
-	cmpxchg(&to_kfdsim_file(dfile)->kfd_owner, pdd->p, NULL);
+	amdgpu_amdkfd_gpuvm_release_process_vm(pdd->drm_file, pdd->p,
+					       &pdd->vm);
 	fput(pdd->drm_file);
 	pdd->drm_file = NULL;
 }
 
-static void kfd_pdd_destroy(struct kfdsim_pdd *pdd)
+static void kfd_pdd_destroy(struct kfd_process_device *pdd)
 {
 	kfd_pdd_free_doorbells(pdd);
 	if (pdd->mmio_page) {
 		__free_page(pdd->mmio_page);
-		atomic_dec(&kfdsim_counters.mmio_pages);
+		atomic_dec(&kfd_counters.mmio_pages);
 	}
 	kfd_pdd_unbind(pdd);
 	mutex_destroy(&pdd->doorbell_lock);
 	kfree(pdd);
-	atomic_dec(&kfdsim_counters.pdds);
+	atomic_dec(&kfd_counters.pdds);
 }
 
-static void kfd_process_destroy(struct kfdsim_process *p)
+static void kfd_process_destroy(struct kfd_process *p)
 {
 	unsigned int i;
 
@@ -172,10 +164,10 @@ static void kfd_process_destroy(struct kfdsim_process *p)
 	kfd_queues_destroy_all(p);
 
 	/* BOs next: a BO of one GPU may be mapped into another GPU's VM. */
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		if (p->pdds[i])
 			kfd_pdd_free_bos(p->pdds[i]);
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		if (p->pdds[i])
 			kfd_pdd_destroy(p->pdds[i]);
 
@@ -185,7 +177,7 @@ static void kfd_process_destroy(struct kfdsim_process *p)
 	put_task_struct(p->lead_thread);
 	mmdrop(p->mm);
 	kfree(p);
-	atomic_dec(&kfdsim_counters.processes);
+	atomic_dec(&kfd_counters.processes);
 }
 
 /**
@@ -201,19 +193,19 @@ static void kfd_process_destroy(struct kfdsim_process *p)
  * a doorbell slice is freed only under its doorbell_lock, when no mapping
  * has it (an mmap in progress holds that lock until its mapping counts).
  */
-void kfd_process_reset(struct kfdsim_process *p)
+void kfd_process_reset(struct kfd_process *p)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	unsigned int i;
 
 	lockdep_assert_held(&p->lock);
 	kfd_queues_destroy_all(p);
 	kfd_events_clear(p);
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		kfd_pdd_free_bos(p->pdds[i]);
 		idr_init_base(&p->pdds[i]->bo_idr, 1);
 	}
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		pdd = p->pdds[i];
 		kfd_pdd_unbind(pdd);
 		mutex_lock(&pdd->doorbell_lock);
@@ -237,18 +229,18 @@ void kfd_process_reset(struct kfdsim_process *p)
  *
  * Return: 0, or the device's errno with nothing evicted.
  */
-int kfd_process_evict_queues(struct kfdsim_process *p)
+int kfd_process_evict_queues(struct kfd_process *p)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	unsigned int i;
 	int ret;
 
 	lockdep_assert_held(&p->lock);
 	if (p->evict_count++)
 		return 0;
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		pdd = p->pdds[i];
-		ret = pdd->gpu->ops->evict_process_queues(pdd->gpu, pdd);
+		ret = pdd->gpu->ops->evict_process_queues(pdd->gpu->adev, pdd);
 		if (ret)
 			goto err_restore;
 	}
@@ -257,7 +249,8 @@ int kfd_process_evict_queues(struct kfdsim_process *p)
 err_restore:
 	while (i--) {
 		pdd = p->pdds[i];
-		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu, pdd));
+		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu->adev,
+							      pdd));
 	}
 	p->evict_count--;
 	return ret;
@@ -267,34 +260,35 @@ err_restore:
  * kfd_process_restore_queues - undo one kfd_process_evict_queues()
  * @p: the process; its lock must be held
  */
-void kfd_process_restore_queues(struct kfdsim_process *p)
+void kfd_process_restore_queues(struct kfd_process *p)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	unsigned int i;
 
 	lockdep_assert_held(&p->lock);
 	if (WARN_ON(!p->evict_count) || --p->evict_count)
 		return;
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		pdd = p->pdds[i];
-		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu, pdd));
+		WARN_ON(pdd->gpu->ops->restore_process_queues(pdd->gpu->adev,
+							      pdd));
 	}
 }
 
-void kfd_process_put(struct kfdsim_process *p)
+void kfd_process_put(struct kfd_process *p)
 {
 	/* Unlink under the list lock so no lookup can revive @p. */
 	if (!refcount_dec_and_mutex_lock(&p->ref.refcount,
-					 &kfdsim_process_list_lock))
+					 &kfd_processes_lock))
 		return;
 	list_del(&p->node);
-	mutex_unlock(&kfdsim_process_list_lock);
+	mutex_unlock(&kfd_processes_lock);
 	kfd_process_destroy(p);
 }
 
-static struct kfdsim_process *kfd_process_create(void)
+static struct kfd_process *kfd_process_create(void)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 	unsigned int i;
 	int ret;
 
@@ -311,8 +305,8 @@ static struct kfdsim_process *kfd_process_create(void)
 		kfree(p);
 		return ERR_PTR(ret);
 	}
-	for (i = 0; i < kfdsim_num_gpus; i++) {
-		p->pdds[i] = kfd_pdd_create(p, kfdsim_gpus[i]);
+	for (i = 0; i < kfd_num_devices; i++) {
+		p->pdds[i] = kfd_pdd_create(p, kfd_devices[i]);
 		if (!p->pdds[i])
 			goto err_pdds;
 	}
@@ -320,7 +314,7 @@ static struct kfdsim_process *kfd_process_create(void)
 	mmgrab(p->mm);
 	p->lead_thread = current->group_leader;
 	get_task_struct(p->lead_thread);
-	atomic_inc(&kfdsim_counters.processes);
+	atomic_inc(&kfd_counters.processes);
 	return p;
 
 err_pdds:
@@ -336,13 +330,13 @@ err_pdds:
  * The process with address space @mm, or (when @mm is NULL) with thread
  * group @tgid, with a reference taken; the list lock must be held.
  */
-static struct kfdsim_process *kfd_process_lookup(struct mm_struct *mm,
-						 pid_t tgid)
+static struct kfd_process *kfd_process_lookup(struct mm_struct *mm,
+					      pid_t tgid)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 
-	lockdep_assert_held(&kfdsim_process_list_lock);
-	list_for_each_entry(p, &kfdsim_process_list, node) {
+	lockdep_assert_held(&kfd_processes_lock);
+	list_for_each_entry(p, &kfd_processes_list, node) {
 		if (mm ? p->mm == mm : task_tgid_nr(p->lead_thread) == tgid) {
 			kref_get(&p->ref);
 			return p;
@@ -357,21 +351,21 @@ static struct kfdsim_process *kfd_process_lookup(struct mm_struct *mm,
  * Looks the state up by the caller's mm, creating it on first use.
  * Return: a referenced process, or an ERR_PTR.
  */
-struct kfdsim_process *kfd_process_get_current(void)
+struct kfd_process *kfd_process_get_current(void)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 
 	if (!current->mm)
 		return ERR_PTR(-EINVAL);
 
-	mutex_lock(&kfdsim_process_list_lock);
+	mutex_lock(&kfd_processes_lock);
 	p = kfd_process_lookup(current->mm, 0);
 	if (!p) {
 		p = kfd_process_create();
 		if (!IS_ERR(p))
-			list_add(&p->node, &kfdsim_process_list);
+			list_add(&p->node, &kfd_processes_list);
 	}
-	mutex_unlock(&kfdsim_process_list_lock);
+	mutex_unlock(&kfd_processes_lock);
 	return p;
 }
 
@@ -381,13 +375,13 @@ struct kfdsim_process *kfd_process_get_current(void)
  *
  * Return: a referenced process, or NULL.
  */
-struct kfdsim_process *kfd_process_find_pid(pid_t tgid)
+struct kfd_process *kfd_process_find_pid(pid_t tgid)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 
-	mutex_lock(&kfdsim_process_list_lock);
+	mutex_lock(&kfd_processes_lock);
 	p = kfd_process_lookup(NULL, tgid);
-	mutex_unlock(&kfdsim_process_list_lock);
+	mutex_unlock(&kfd_processes_lock);
 	return p;
 }
 
@@ -397,13 +391,13 @@ struct kfdsim_process *kfd_process_find_pid(pid_t tgid)
  *
  * Return: a referenced process, or NULL.
  */
-struct kfdsim_process *kfd_process_find_mm(struct mm_struct *mm)
+struct kfd_process *kfd_process_find_mm(struct mm_struct *mm)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 
-	mutex_lock(&kfdsim_process_list_lock);
+	mutex_lock(&kfd_processes_lock);
 	p = kfd_process_lookup(mm, 0);
-	mutex_unlock(&kfdsim_process_list_lock);
+	mutex_unlock(&kfd_processes_lock);
 	return p;
 }
 
@@ -418,13 +412,14 @@ struct kfdsim_process *kfd_process_find_mm(struct mm_struct *mm)
  *
  * Return: the pdd, or NULL if the process has no GPU of that id.
  */
-struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p, u32 gpu_id)
+struct kfd_process_device *kfd_process_pdd_by_id(struct kfd_process *p,
+						 u32 gpu_id)
 {
 	unsigned int i;
 
 	if (!gpu_id)
 		return NULL;
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		if (p->pdds[i]->user_gpu_id == gpu_id)
 			return p->pdds[i];
 	return NULL;
@@ -440,7 +435,7 @@ struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p, u32 gpu_id)
  *
  * Return: 0 or -ENOMEM.
  */
-int kfd_process_doorbells(struct kfdsim_pdd *pdd)
+int kfd_process_doorbells(struct kfd_process_device *pdd)
 {
 	struct page *page;
 
@@ -454,7 +449,7 @@ int kfd_process_doorbells(struct kfdsim_pdd *pdd)
 		__free_pages(page, KFDSIM_DOORBELL_ORDER);
 		return 0;
 	}
-	atomic_inc(&kfdsim_counters.doorbell_slices);
+	atomic_inc(&kfd_counters.doorbell_slices);
 	return 0;
 }
 
@@ -473,7 +468,7 @@ int kfd_process_doorbells(struct kfdsim_pdd *pdd)
  *
  * Return: 0 or -ENOMEM.
  */
-int kfd_process_mmio_page(struct kfdsim_pdd *pdd)
+int kfd_process_mmio_page(struct kfd_process_device *pdd)
 {
 	struct page *page;
 
@@ -486,6 +481,6 @@ int kfd_process_mmio_page(struct kfdsim_pdd *pdd)
 		__free_page(page);
 		return 0;
 	}
-	atomic_inc(&kfdsim_counters.mmio_pages);
+	atomic_inc(&kfd_counters.mmio_pages);
 	return 0;
 }

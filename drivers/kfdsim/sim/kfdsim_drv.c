@@ -8,7 +8,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/device_cgroup.h>
 #include <linux/dma-mapping.h>
 #include <linux/hash.h>
 #include <linux/module.h>
@@ -71,7 +70,7 @@ static void kfdsim_drm_postclose(struct drm_device *drm,
 	struct kfdsim_drm_file *kfile = to_kfdsim_file(file);
 
 	kfdsim_amdgpu_postclose(kfile);
-	WARN_ON(kfile->kfd_owner);
+	WARN_ON(kfile->vm_owner);
 	kfree(kfile);
 }
 
@@ -95,47 +94,9 @@ static const struct drm_driver kfdsim_drm_driver = {
 	.patchlevel		= 0,
 };
 
-struct kfdsim_gpu *kfdsim_gpu_by_id(u32 gpu_id)
-{
-	unsigned int i;
-
-	if (!gpu_id)
-		return NULL;
-	for (i = 0; i < kfdsim_num_gpus; i++)
-		if (kfdsim_gpus[i]->gpu_id == gpu_id)
-			return kfdsim_gpus[i];
-	return NULL;
-}
-
 int kfdsim_gpu_render_minor(const struct kfdsim_gpu *gpu)
 {
 	return gpu->drm.render ? gpu->drm.render->index : -1;
-}
-
-/**
- * kfdsim_gpu_devcgroup_check - may the caller use @gpu, says its device cgroup
- * @gpu: a GPU
- *
- * As amdkfd's kfd_devcgroup_check_permission(): a GPU is usable by the
- * calling task only if its device cgroup (the legacy devices controller or
- * a cgroup v2 BPF device program, as container engines install) allows
- * reading and writing the GPU's render node. The check is by device
- * number, so it applies whatever path or mount namespace the caller has.
- *
- * Return: 0 if allowed, else a negative errno (-EPERM).
- */
-int kfdsim_gpu_devcgroup_check(const struct kfdsim_gpu *gpu)
-{
-#if defined(CONFIG_CGROUP_DEVICE) || defined(CONFIG_CGROUP_BPF)
-	int minor = kfdsim_gpu_render_minor(gpu);
-
-	if (minor < 0)
-		return -EPERM;
-	return devcgroup_check_permission(DEVCG_DEV_CHAR, DRM_MAJOR, minor,
-					  DEVCG_ACC_READ | DEVCG_ACC_WRITE);
-#else
-	return 0;
-#endif
 }
 
 /* A render node of a kfdsim GPU (the primary nodes share the fops). */
@@ -202,7 +163,6 @@ static struct kfdsim_gpu *kfdsim_gpu_create(unsigned int index)
 	gpu->gpu_id = kfdsim_make_gpu_id(index);
 	gpu->unique_id = ((u64)hash_32(seed, 32) << 32) | (0x5a000000u + index);
 
-	gpu->ops = &kfdsim_device_ops;
 	ret = kfdsim_cp_init(gpu);
 	if (ret)
 		goto err_devres;
@@ -227,6 +187,7 @@ static void kfdsim_gpu_destroy(unsigned int index)
 {
 	struct platform_device *pdev = kfdsim_pdevs[index];
 
+	kgd2kfd_device_remove(index);
 	drm_dev_unregister(&kfdsim_gpus[index]->drm);
 	kfdsim_cp_fini(kfdsim_gpus[index]);
 	devres_release_group(&pdev->dev, NULL);
@@ -309,7 +270,10 @@ static int kfdsim_gpus_create(void)
 			kfdsim_gpus_destroy();
 			goto out;
 		}
-		kfdsim_gpus[kfdsim_num_gpus++] = gpu;
+		kfdsim_gpus[kfdsim_num_gpus] = gpu;
+		kgd2kfd_device_add(gpu, kfdsim_num_gpus, gpu->gpu_id,
+				   &kfdsim_device_ops);
+		kfdsim_num_gpus++;
 	}
 out:
 	kfdsim_spacer_remove(&spacer);
@@ -335,7 +299,7 @@ static int __init kfdsim_init(void)
 	if (ret)
 		return ret;
 
-	ret = kfd_chardev_init();
+	ret = kgd2kfd_init();
 	if (ret)
 		goto err_gpus;
 
@@ -348,7 +312,7 @@ static int __init kfdsim_init(void)
 	return 0;
 
 err_chardev:
-	kfd_chardev_fini();
+	kgd2kfd_exit();
 err_gpus:
 	kfdsim_gpus_destroy();
 	return ret;
@@ -357,7 +321,7 @@ err_gpus:
 static void __exit kfdsim_exit(void)
 {
 	kfdsim_debugfs_fini();
-	kfd_chardev_fini();
+	kgd2kfd_exit();
 	kfdsim_gpus_destroy();
 }
 

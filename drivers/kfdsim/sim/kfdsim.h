@@ -2,31 +2,21 @@
 /*
  * kfdsim: simulated AMD GPUs presented through the KFD uAPI.
  *
- * Declarations of the device model, shared by the kfdsim_*.c files. The
- * driver has two layers, told apart by the file prefix:
+ * Declarations of the device model (sim/), shared by its files and by the
+ * amdgpu render-node subset (amdgpu/). See Documentation/architecture.rst:
+ *   kfdsim_drv.c      module parameters, the simulated GPUs, render nodes
+ *   kfdsim_asic.c     the static description of the simulated ASIC
+ *   kfdsim_gem.c      GEM objects: VRAM, GTT and userptr backing, mmap, PRIME
+ *   kfdsim_vm.c       the per-process, per-GPU GPU page table
+ *   kfdsim_cp.c       the command processor: queues, AQL packets, preemption
+ *   kfdsim_sdma.c     the SDMA engine (KFD queues and DRM submissions)
+ *   kfdsim_kernels.c  the built-in compute kernels (kfdsim_f32.c: f32 add)
+ *   kfdsim_debugfs.c  live-object counters and queue state for tests
+ *   amdgpu_amdkfd.c   the calls the KFD layer makes (amdgpu_amdkfd.h)
  *
- * The KFD layer (declared in kfd_priv.h):
- *   kfd_chardev.c    /dev/kfd: open, ioctl dispatch, mmap
- *   kfd_process.c    per-process state (struct kfdsim_process) and its
- *                    per-GPU part (struct kfdsim_pdd)
- *   kfd_memory.c     the memory ioctls (alloc, free, map, unmap, export)
- *   kfd_queue.c      the queue ioctls
- *   kfd_events.c     events, the events page, WAIT_EVENTS
- *   kfd_criu.c       the CRIU ioctl; RESTORE in kfd_criu_restore.c
- *   kfd_topology.c   /sys/class/kfd/kfd/topology
- *
- * The device model (declared here), which the KFD layer calls through the
- * operations of kfd_device_ops.h:
- *   kfdsim_drv.c     module parameters, the simulated GPUs, render nodes
- *   kfdsim_amdgpu*.c the amdgpu uAPI subset of the render nodes
- *   kfdsim_asic.c    the static description of the simulated ASIC
- *   kfdsim_gem.c     GEM objects: VRAM, GTT and userptr backing, mmap, PRIME
- *   kfdsim_vm.c      the per-process, per-GPU GPU page table
- *   kfdsim_cp.c      the command processor: queues, AQL packets, preemption
- *   kfdsim_sdma.c    the SDMA engine (KFD queues and DRM submissions)
- *   kfdsim_pm4.c     the PM4 compute engine (DRM compute submissions)
- *   kfdsim_kernels.c the built-in compute kernels (kfdsim_f32.c: f32 add)
- *   kfdsim_debugfs.c live-object counters and preemption hooks for tests
+ * The device model reaches the KFD layer only through kgd2kfd.h. It reads
+ * the KFD queue objects it runs (struct kfd_queue and its process device)
+ * from kfd_priv.h, but calls nothing declared there.
  */
 #ifndef KFDSIM_H
 #define KFDSIM_H
@@ -47,59 +37,59 @@
 #include <linux/kfd_ioctl.h>
 #include <linux/kfdsim.h>
 
-#include "kfd_priv.h"
+#include "../kfd/kfd_priv.h"
+#include "amdgpu_amdkfd.h"
+#include "kfd_device_ops.h"
+#include "kgd2kfd.h"
 
 #define KFDSIM_DRIVER_NAME	"kfdsim"
 
-/**
- * struct kfdsim_asic - static properties of the simulated ASIC
- *
- * Everything the KFD topology reports about a GPU node that does not depend
- * on the module parameters. The command processor sizes itself from these.
+/*
+ * A rejected request: one rate-limited line naming the caller and the
+ * cause, next to the errno the call returns (as the KFD layer's).
  */
-struct kfdsim_asic {
-	const char *name;		/* topology "name", e.g. "gfx906" */
-	u32 device_id;			/* PCI device id */
-	u32 gfx_target_version;		/* e.g. 90006 for gfx906 */
-	u32 simd_count;
-	u32 array_count;
-	u32 simd_arrays_per_engine;
-	u32 cu_per_simd_array;
-	u32 simd_per_cu;
-	u32 max_waves_per_simd;
-	u32 wave_front_size;
-	u32 lds_size_in_kb;
-	u32 gds_size_in_kb;
-	u32 num_gws;
-	u32 max_slots_scratch_cu;
-	u32 num_sdma_engines;
-	u32 num_sdma_xgmi_engines;
-	u32 num_sdma_queues_per_engine;
-	u32 num_cp_queues;
-	u32 max_engine_clk_fcompute;	/* MHz */
-	u32 max_engine_clk_ccompute;	/* MHz */
-	u32 fw_version;
-	u32 sdma_fw_version;
-	u32 capability;
-	u32 vram_width;			/* bits */
-	u32 mem_clk_max;		/* MHz */
-	u32 num_caches;			/* entries in @caches */
-	const struct kfdsim_cache *caches;
-};
+#define kfdsim_reject(fmt, ...) \
+	pr_info_ratelimited("pid %d: " fmt, task_tgid_nr(current), \
+			    ##__VA_ARGS__)
+
+struct kfdsim_cp;
 
 /**
- * struct kfdsim_cache - one cache level reported under nodes/N/caches/
+ * struct kfdsim_gpu - one simulated GPU (amdgpu: struct amdgpu_device)
+ * @drm: the DRM device behind /dev/dri/renderD<minor>
+ * @index: 0-based position; the topology node is @index + 1
+ * @gpu_id: the KFD gpu_id (16 bits, non-zero, depends on the seed)
+ * @asic: static properties
+ * @vram_size: bytes of simulated VRAM
+ * @vram_used: bytes of VRAM currently allocated
+ * @unique_id: topology unique_id
+ * @cp: the command processor
+ *
+ * Created by kfdsim_drv.c, which announces it to the KFD layer with
+ * kgd2kfd_device_add(); the KFD layer holds it as an opaque pointer
+ * (struct kfd_dev.adev) and asks about it through amdgpu_amdkfd.h.
  */
-struct kfdsim_cache {
-	u32 level;
-	u32 size_kb;
-	u32 line_size;
-	u32 lines_per_tag;
-	u32 associativity;
-	u32 latency;
-	u32 type;			/* HSA cache type bits */
-	u32 cus_per_cache;		/* CUs sharing one instance */
+struct kfdsim_gpu {
+	struct drm_device drm;
+	unsigned int index;
+	u32 gpu_id;
+	const struct kfdsim_asic *asic;
+	u64 vram_size;
+	atomic64_t vram_used;
+	u64 unique_id;
+	struct kfdsim_cp *cp;
 };
+
+static inline struct kfdsim_gpu *to_kfdsim_gpu(struct drm_device *drm)
+{
+	return container_of(drm, struct kfdsim_gpu, drm);
+}
+
+/* The GPUs, created by kfdsim_drv.c at load, fixed while loaded. */
+extern struct kfdsim_gpu *kfdsim_gpus[KFDSIM_MAX_GPUS];
+extern unsigned int kfdsim_num_gpus;
+int kfdsim_gpu_render_minor(const struct kfdsim_gpu *gpu);
+bool kfdsim_is_render_file(const struct file *filp);
 
 extern const struct kfdsim_asic kfdsim_gfx906;
 
@@ -113,7 +103,7 @@ extern const struct kfdsim_asic kfdsim_gfx906;
  *        kfdsim_cp_lock()
  * @queues: the queues of all processes on this GPU, in the order the
  *          current round visits them (a visited queue moves to the tail)
- * @round: number of the current round; see kfdsim_queue.cp_round
+ * @round: number of the current round; see kfd_queue.cp_round
  * @waiters: callers of kfdsim_cp_lock() waiting for @lock
  * @wq: @thread sleeps here while no queue may run
  * @kick: set when a queue may have become runnable
@@ -132,13 +122,13 @@ struct kfdsim_amdgpu_file;
 
 /**
  * struct kfdsim_drm_file - per-open state of a render (or primary) node
- * @kfd_owner: the KFD process that made this file's GPU VM its own with
- *             ACQUIRE_VM (or a CRIU RESTORE), or NULL; set once, with
- *             cmpxchg, and cleared when that process lets go of it
+ * @vm_owner: the KFD process that made this file's GPU VM its own with
+ *            ACQUIRE_VM (or a CRIU RESTORE), or NULL; set once, with
+ *            cmpxchg, and cleared when that process lets go of it
  * @amdgpu: the state of the amdgpu uAPI (kfdsim_amdgpu*.c)
  */
 struct kfdsim_drm_file {
-	struct kfdsim_process *kfd_owner;
+	void *vm_owner;
 	struct kfdsim_amdgpu_file *amdgpu;
 };
 
@@ -150,7 +140,10 @@ static inline struct kfdsim_drm_file *to_kfdsim_file(struct drm_file *file)
 /* The GPU VM of a render-node file (kfdsim_amdgpu.c). */
 struct kfdsim_vm *kfdsim_drm_file_vm(struct drm_file *file);
 
-/* Live-object counters, exported through debugfs (kfdsim_debugfs.c). */
+/*
+ * The device model's live-object counters, exported through debugfs with
+ * the KFD layer's (kfdsim_debugfs.c).
+ */
 struct kfdsim_counters {
 	atomic_t processes;
 	atomic_t pdds;
@@ -245,18 +238,6 @@ struct kfdsim_page_table {
 	unsigned long nr_ptes;
 	struct rw_semaphore lock;
 	bool used;
-};
-
-/**
- * struct kfdsim_fault - a GPU page fault
- * @va: the faulting GPU virtual address
- * @write: the access was a write
- * @read_only: the page is mapped, but read-only
- */
-struct kfdsim_fault {
-	u64 va;
-	bool write;
-	bool read_only;
 };
 
 int kfdsim_vm_create(struct kfdsim_vm *vm);
@@ -359,10 +340,10 @@ int kfdsim_pm4_exec(struct kfdsim_pm4_ctx *ctx, const u32 *dw, u32 ndw,
 int kfdsim_cp_init(struct kfdsim_gpu *gpu);
 void kfdsim_cp_fini(struct kfdsim_gpu *gpu);
 void kfdsim_cp_lock(struct kfdsim_cp *cp);
-void kfdsim_cp_add_queue(struct kfdsim_queue *q);
-void kfdsim_cp_remove_queue(struct kfdsim_queue *q);
+void kfdsim_cp_add_queue(struct kfd_queue *q);
+void kfdsim_cp_remove_queue(struct kfd_queue *q);
 void kfdsim_cp_kick(struct kfdsim_gpu *gpu);
-u64 kfdsim_queue_doorbell_value(struct kfdsim_queue *q);
+u64 kfdsim_queue_doorbell_value(struct kfd_queue *q);
 
 /* CP allocation fault injection (debugfs cp_fail_nth). */
 bool kfdsim_cp_should_fail(void);

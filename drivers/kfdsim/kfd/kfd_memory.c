@@ -17,8 +17,8 @@
 #include <drm/drm_file.h>
 #include <drm/drm_vma_manager.h>
 
-#include "kfdsim.h"
 #include "kfd_criu.h"
+#include "kfd_priv.h"
 
 #define KFD_ALLOC_DOMAINS (KFD_IOC_ALLOC_MEM_FLAGS_VRAM | \
 			   KFD_IOC_ALLOC_MEM_FLAGS_GTT | \
@@ -38,11 +38,11 @@
 /* More device ids than this in one MAP/UNMAP call is not a real request. */
 #define KFD_MAP_MAX_DEVICES	1024
 
-int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
+int kfd_ioctl_acquire_vm(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_acquire_vm_args *args = data;
-	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
-	struct drm_file *dfile;
+	struct kfd_process_device *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	struct kfdsim_gpu *adev;
 	struct file *filp;
 	int ret = 0;
 
@@ -53,14 +53,14 @@ int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data)
 	filp = fget(args->drm_fd);
 	if (!filp)
 		return -EINVAL;
-	if (!kfdsim_is_render_file(filp)) {
+	adev = amdgpu_amdkfd_render_file_device(filp);
+	if (!adev) {
 		kfd_reject("ACQUIRE_VM: fd %u is not a kfdsim DRM node\n",
 			   args->drm_fd);
 		ret = -EINVAL;
 		goto out_put;
 	}
-	dfile = filp->private_data;
-	if (to_kfdsim_gpu(dfile->minor->dev) != pdd->gpu) {
+	if (adev != pdd->gpu->adev) {
 		kfd_reject("ACQUIRE_VM: fd %u belongs to another GPU than %u\n",
 			   args->drm_fd, args->gpu_id);
 		ret = -EINVAL;
@@ -85,9 +85,9 @@ out_put:
 	return ret;
 }
 
-struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle)
+struct kfd_bo *kfd_bo_lookup(struct kfd_process *p, u64 handle)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 
 	lockdep_assert_held(&p->lock);
 	pdd = kfd_process_pdd_by_id(p, KFDSIM_HANDLE_GPU_ID(handle));
@@ -146,22 +146,19 @@ int kfd_alloc_check(const struct kfd_ioctl_alloc_memory_of_gpu_args *args)
 }
 
 /* Create the backing store of a new BO; doorbell and MMIO BOs have none. */
-static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
+static struct kfdsim_gem *kfd_alloc_gem(struct kfd_process_device *pdd,
 					const struct kfd_ioctl_alloc_memory_of_gpu_args *args)
 {
-	struct drm_file *dfile = pdd->drm_file->private_data;
-	struct kfdsim_gem *gem;
 	int ret;
 
 	switch (args->flags & KFD_ALLOC_DOMAINS) {
 	case KFD_IOC_ALLOC_MEM_FLAGS_VRAM:
-		gem = kfdsim_gem_create(pdd->gpu, KFDSIM_DOMAIN_VRAM,
-					args->size);
-		break;
 	case KFD_IOC_ALLOC_MEM_FLAGS_GTT:
-		gem = kfdsim_gem_create(pdd->gpu, KFDSIM_DOMAIN_GTT,
-					args->size);
-		break;
+		/* Only the render file bound by ACQUIRE_VM may mmap the BO. */
+		return amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu(pdd->gpu->adev,
+							       args->flags,
+							       args->size,
+							       pdd->drm_file);
 	case KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP:
 		ret = kfd_process_mmio_page(pdd);
 		return ret ? ERR_PTR(ret) : NULL;
@@ -169,16 +166,6 @@ static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
 		ret = kfd_process_doorbells(pdd);
 		return ret ? ERR_PTR(ret) : NULL;
 	}
-	if (IS_ERR(gem))
-		return gem;
-
-	/* Only the render file bound by ACQUIRE_VM may mmap the BO. */
-	ret = drm_vma_node_allow(&gem->base.vma_node, dfile);
-	if (ret) {
-		kfdsim_gem_put(gem);
-		return ERR_PTR(ret);
-	}
-	return gem;
 }
 
 /**
@@ -189,15 +176,15 @@ static struct kfdsim_gem *kfd_alloc_gem(struct kfdsim_pdd *pdd,
  * Return: 0 (also if the BO has its pages already), or an errno with the BO
  * left without pages.
  */
-int kfd_bo_pin_userptr(struct kfdsim_bo *bo, struct mm_struct *mm)
+int kfd_bo_pin_userptr(struct kfd_bo *bo, struct mm_struct *mm)
 {
 	struct kfdsim_gem *gem;
 
 	lockdep_assert_held(&bo->pdd->p->lock);
 	if (bo->gem)
 		return 0;
-	gem = kfdsim_gem_create_userptr(bo->pdd->gpu, mm, bo->user_addr,
-					bo->size);
+	gem = amdgpu_amdkfd_gpuvm_alloc_userptr(bo->pdd->gpu->adev, mm,
+						bo->user_addr, bo->size);
 	if (IS_ERR(gem))
 		return PTR_ERR(gem);
 	bo->gem = gem;
@@ -215,13 +202,13 @@ int kfd_bo_pin_userptr(struct kfdsim_bo *bo, struct mm_struct *mm)
  *
  * Return: 0, or an errno with nothing left behind.
  */
-int kfd_bo_create(struct kfdsim_pdd *pdd,
+int kfd_bo_create(struct kfd_process_device *pdd,
 		  const struct kfd_ioctl_alloc_memory_of_gpu_args *args,
-		  u32 id, bool defer_userptr, struct kfdsim_bo **out)
+		  u32 id, bool defer_userptr, struct kfd_bo **out)
 {
-	struct kfdsim_process *p = pdd->p;
+	struct kfd_process *p = pdd->p;
 	u64 last = args->va_addr + args->size - 1;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	int ret;
 
 	lockdep_assert_held(&p->lock);
@@ -260,9 +247,10 @@ int kfd_bo_create(struct kfdsim_pdd *pdd,
 		if (defer_userptr)
 			bo->gem = NULL;
 		else
-			bo->gem = kfdsim_gem_create_userptr(pdd->gpu, current->mm,
-							    args->mmap_offset,
-							    args->size);
+			bo->gem = amdgpu_amdkfd_gpuvm_alloc_userptr(pdd->gpu->adev,
+								    current->mm,
+								    args->mmap_offset,
+								    args->size);
 	} else {
 		bo->gem = kfd_alloc_gem(pdd, args);
 	}
@@ -292,16 +280,13 @@ int kfd_bo_create(struct kfdsim_pdd *pdd,
 	p->nr_bos++;
 	if (args->flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
 		pdd->doorbell_bo = true;
-	atomic_inc(&kfdsim_counters.bos);
+	atomic_inc(&kfd_counters.bos);
 	*out = bo;
 	return 0;
 
 err_put_gem:
-	if (bo->gem) {
-		drm_vma_node_revoke(&bo->gem->base.vma_node,
-				    pdd->drm_file->private_data);
-		kfdsim_gem_put(bo->gem);
-	}
+	if (bo->gem)
+		amdgpu_amdkfd_gpuvm_free_memory_of_gpu(bo->gem, pdd->drm_file);
 err_free_bo:
 	kfree(bo);
 	return ret;
@@ -315,7 +300,7 @@ err_free_bo:
  * doorbell pages instead, which no user space maps (the thunk maps the
  * offset CREATE_QUEUE returned).
  */
-u64 kfd_bo_mmap_offset(const struct kfdsim_bo *bo)
+u64 kfd_bo_mmap_offset(const struct kfd_bo *bo)
 {
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL)
 		return kfd_mmap_offset(KFD_MMAP_TYPE_DOORBELL, bo->pdd);
@@ -324,14 +309,14 @@ u64 kfd_bo_mmap_offset(const struct kfdsim_bo *bo)
 		return kfd_mmap_offset(KFD_MMAP_TYPE_MMIO, bo->pdd);
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR)
 		return bo->user_addr;
-	return drm_vma_node_offset_addr(&bo->gem->base.vma_node);
+	return amdgpu_amdkfd_gpuvm_mmap_offset(bo->gem);
 }
 
-int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data)
+int kfd_ioctl_alloc_memory(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_alloc_memory_of_gpu_args *args = data;
-	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
-	struct kfdsim_bo *bo;
+	struct kfd_process_device *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	struct kfd_bo *bo;
 	int ret;
 
 	if (!pdd) {
@@ -352,10 +337,10 @@ int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data)
 	return ret;
 }
 
-int kfd_ioctl_free_memory(struct kfdsim_process *p, void *data)
+int kfd_ioctl_free_memory(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_free_memory_of_gpu_args *args = data;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 
 	mutex_lock(&p->lock);
 	bo = kfd_bo_lookup(p, args->handle);
@@ -378,11 +363,11 @@ int kfd_ioctl_free_memory(struct kfdsim_process *p, void *data)
 }
 
 /* The pages a BO maps into a GPU page table. */
-static struct page **kfd_bo_pages(struct kfdsim_bo *bo,
+static struct page **kfd_bo_pages(struct kfd_bo *bo,
 				  struct page *doorbell[2])
 {
 	if (bo->gem)
-		return bo->gem->pages;
+		return amdgpu_amdkfd_gpuvm_pages(bo->gem);
 	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
 		return &bo->pdd->mmio_page;
 	doorbell[0] = bo->pdd->doorbells;
@@ -390,17 +375,11 @@ static struct page **kfd_bo_pages(struct kfdsim_bo *bo,
 	return doorbell;
 }
 
-static u32 kfd_bo_pte_flags(const struct kfdsim_bo *bo)
+static bool kfd_bo_writable(const struct kfd_bo *bo)
 {
-	u32 flags = 0;
-
-	if (bo->alloc_flags & (KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE |
-			       KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
-			       KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP))
-		flags |= KFDSIM_PTE_WRITABLE;
-	if (bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE)
-		flags |= KFDSIM_PTE_EXECUTABLE;
-	return flags;
+	return bo->alloc_flags & (KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE |
+				  KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
+				  KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP);
 }
 
 /*
@@ -424,11 +403,11 @@ static u32 *kfd_map_read_ids(const char *op, u64 uptr, u32 n_devices,
  * exists and has a VM in this process. Only entries from n_success on are
  * considered, as upstream resumes there.
  */
-static int kfd_map_targets(struct kfdsim_process *p, const char *op,
+static int kfd_map_targets(struct kfd_process *p, const char *op,
 			   const u32 *ids, u32 n_devices, u32 n_success,
 			   unsigned long *mask)
 {
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	u32 i;
 
 	lockdep_assert_held(&p->lock);
@@ -457,11 +436,15 @@ static int kfd_map_targets(struct kfdsim_process *p, const char *op,
  * are not back yet, -EINVAL if the range is taken by a GEM_VA mapping of
  * the bound render node file, or the page table's errno.
  */
-int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets)
+int kfd_bo_map(struct kfd_bo *bo, unsigned long targets)
 {
-	struct kfdsim_process *p = bo->pdd->p;
+	struct kfd_process *p = bo->pdd->p;
+	unsigned long npages = bo->size >> PAGE_SHIFT;
+	bool executable = bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE;
+	bool writable = kfd_bo_writable(bo);
 	unsigned long done = 0;
 	struct page *doorbell[2];
+	struct page **pages;
 	unsigned int i;
 	int ret;
 
@@ -469,13 +452,14 @@ int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets)
 	if (!bo->gem && !(bo->alloc_flags & (KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
 					     KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)))
 		return -EBUSY;
+	pages = kfd_bo_pages(bo, doorbell);
 	for_each_set_bit(i, &targets, KFDSIM_MAX_GPUS) {
 		if (test_bit(i, &bo->mapped))
 			continue;
-		ret = kfdsim_vm_map(&p->pdds[i]->vm, bo->va,
-				    kfd_bo_pages(bo, doorbell),
-				    bo->size >> PAGE_SHIFT,
-				    kfd_bo_pte_flags(bo));
+		ret = amdgpu_amdkfd_gpuvm_map_memory_to_gpu(&p->pdds[i]->vm,
+							    bo->va, pages,
+							    npages, writable,
+							    executable);
 		if (ret == -EEXIST) {
 			/*
 			 * A GEM_VA mapping of the bound render node file is
@@ -494,15 +478,16 @@ int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets)
 
 err_unmap:
 	for_each_set_bit(i, &done, KFDSIM_MAX_GPUS)
-		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, bo->size >> PAGE_SHIFT);
+		amdgpu_amdkfd_gpuvm_unmap_memory_from_gpu(&p->pdds[i]->vm,
+							  bo->va, npages);
 	return ret;
 }
 
-int kfd_ioctl_map_memory(struct kfdsim_process *p, void *data)
+int kfd_ioctl_map_memory(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_map_memory_to_gpu_args *args = data;
 	unsigned long targets;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	u32 *ids;
 	int ret;
 
@@ -531,11 +516,11 @@ out_unlock:
 	return ret;
 }
 
-int kfd_ioctl_unmap_memory(struct kfdsim_process *p, void *data)
+int kfd_ioctl_unmap_memory(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_unmap_memory_from_gpu_args *args = data;
 	unsigned long targets;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	unsigned int i;
 	u32 *ids;
 	int ret;
@@ -565,7 +550,8 @@ int kfd_ioctl_unmap_memory(struct kfdsim_process *p, void *data)
 	for_each_set_bit(i, &targets, KFDSIM_MAX_GPUS) {
 		if (!test_bit(i, &bo->mapped))
 			continue;
-		kfdsim_vm_unmap(&p->pdds[i]->vm, bo->va, bo->size >> PAGE_SHIFT);
+		amdgpu_amdkfd_gpuvm_unmap_memory_from_gpu(&p->pdds[i]->vm, bo->va,
+							  bo->size >> PAGE_SHIFT);
 		__clear_bit(i, &bo->mapped);
 	}
 	args->n_success = args->n_devices;
@@ -575,26 +561,22 @@ out_unlock:
 	return ret;
 }
 
-int kfd_ioctl_available_memory(struct kfdsim_process *p, void *data)
+int kfd_ioctl_available_memory(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_get_available_memory_args *args = data;
-	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
-	struct kfdsim_gpu *gpu;
-	s64 used;
+	struct kfd_process_device *pdd = kfd_process_pdd_by_id(p, args->gpu_id);
 
 	if (!pdd || args->pad)
 		return -EINVAL;
-	gpu = pdd->gpu;
-	used = atomic64_read(&gpu->vram_used);
-	args->available = gpu->vram_size - min_t(u64, used, gpu->vram_size);
+	args->available = amdgpu_amdkfd_get_available_memory(pdd->gpu->adev);
 	return 0;
 }
 
-int kfd_ioctl_export_dmabuf(struct kfdsim_process *p, void *data)
+int kfd_ioctl_export_dmabuf(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_export_dmabuf_args *args = data;
 	struct dma_buf *dmabuf;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	int fd;
 
 	if (args->flags & ~(O_CLOEXEC | O_RDWR)) {
@@ -604,14 +586,14 @@ int kfd_ioctl_export_dmabuf(struct kfdsim_process *p, void *data)
 
 	mutex_lock(&p->lock);
 	bo = kfd_bo_lookup(p, args->handle);
-	if (!bo || !bo->gem || bo->gem->domain == KFDSIM_DOMAIN_USERPTR) {
+	if (!bo || !bo->gem || amdgpu_amdkfd_gpuvm_is_userptr(bo->gem)) {
 		mutex_unlock(&p->lock);
 		kfd_reject("EXPORT_DMABUF: handle 0x%llx is not a VRAM or GTT BO\n",
 			   args->handle);
 		return -EINVAL;
 	}
 	/* The dma-buf holds its own reference on the object. */
-	dmabuf = bo->pdd->gpu->ops->export_dmabuf(bo->pdd->gpu, bo->gem,
+	dmabuf = bo->pdd->gpu->ops->export_dmabuf(bo->pdd->gpu->adev, bo->gem,
 						 args->flags);
 	mutex_unlock(&p->lock);
 	if (IS_ERR(dmabuf))

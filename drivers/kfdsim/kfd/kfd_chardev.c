@@ -19,7 +19,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-#include "kfdsim.h"
+#include "kfd_priv.h"
 
 /*
  * The KFD interface version reported by GET_VERSION: that of our uAPI
@@ -42,13 +42,13 @@ struct device *kfd_chardev_device(void)
 	return kfd_device;
 }
 
-static bool kfd_is_owner(const struct kfdsim_process *p)
+static bool kfd_is_owner(const struct kfd_process *p)
 {
 	return p->lead_thread == current->group_leader;
 }
 
 /* Is the caller the ptrace tracer of @p's process (as CRIU is)? */
-static bool kfd_is_tracer(const struct kfdsim_process *p)
+static bool kfd_is_tracer(const struct kfd_process *p)
 {
 	struct task_struct *tracer;
 	bool ret;
@@ -60,7 +60,7 @@ static bool kfd_is_tracer(const struct kfdsim_process *p)
 	return ret;
 }
 
-static int kfd_ioctl_get_version(struct kfdsim_process *p, void *data)
+static int kfd_ioctl_get_version(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_get_version_args *args = data;
 
@@ -70,7 +70,7 @@ static int kfd_ioctl_get_version(struct kfdsim_process *p, void *data)
 }
 
 /* Like amdkfd, an unknown gpu_id yields a zero GPU counter, not an error. */
-static int kfd_ioctl_get_clock_counters(struct kfdsim_process *p, void *data)
+static int kfd_ioctl_get_clock_counters(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_get_clock_counters_args *args = data;
 	u64 now = ktime_get_raw_ns();
@@ -85,7 +85,7 @@ static int kfd_ioctl_get_clock_counters(struct kfdsim_process *p, void *data)
 	return 0;
 }
 
-static int kfd_ioctl_get_apertures_new(struct kfdsim_process *p, void *data)
+static int kfd_ioctl_get_apertures_new(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_get_process_apertures_new_args *args = data;
 	struct kfd_process_device_apertures __user *uap;
@@ -94,7 +94,7 @@ static int kfd_ioctl_get_apertures_new(struct kfdsim_process *p, void *data)
 
 	if (args->pad)
 		return -EINVAL;
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		if (p->pdds[i]->user_gpu_id)
 			visible++;
 	if (!args->num_of_nodes) {
@@ -103,7 +103,7 @@ static int kfd_ioctl_get_apertures_new(struct kfdsim_process *p, void *data)
 	}
 
 	uap = u64_to_user_ptr(args->kfd_process_device_apertures_ptr);
-	for (i = 0; i < kfdsim_num_gpus && n < args->num_of_nodes; i++) {
+	for (i = 0; i < kfd_num_devices && n < args->num_of_nodes; i++) {
 		if (!p->pdds[i]->user_gpu_id)
 			continue;
 		ap.gpu_id = p->pdds[i]->user_gpu_id;
@@ -128,12 +128,12 @@ static int kfd_ioctl_get_apertures_new(struct kfdsim_process *p, void *data)
  * Simulated memory is always coherent, so a policy changes nothing; the
  * arguments are checked as amdkfd checks them, as ROCm's thunk sets one.
  */
-static int kfd_ioctl_set_memory_policy(struct kfdsim_process *p, void *data)
+static int kfd_ioctl_set_memory_policy(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_set_memory_policy_args *args = data;
 	u64 base = args->alternate_aperture_base;
 	u64 last = base + args->alternate_aperture_size - 1;
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	int ret = 0;
 
 	if (args->pad ||
@@ -160,10 +160,10 @@ static int kfd_ioctl_set_memory_policy(struct kfdsim_process *p, void *data)
  * bound with ACQUIRE_VM (what amdkfd's kfd_bind_process_to_device checks).
  * The process lock must be held.
  */
-static int kfd_bound_pdd(struct kfdsim_process *p, u32 gpu_id, const char *op,
-			 struct kfdsim_pdd **out)
+static int kfd_bound_pdd(struct kfd_process *p, u32 gpu_id, const char *op,
+			 struct kfd_process_device **out)
 {
-	struct kfdsim_pdd *pdd = kfd_process_pdd_by_id(p, gpu_id);
+	struct kfd_process_device *pdd = kfd_process_pdd_by_id(p, gpu_id);
 
 	lockdep_assert_held(&p->lock);
 	if (!pdd) {
@@ -185,11 +185,11 @@ static int kfd_bound_pdd(struct kfdsim_process *p, u32 gpu_id, const char *op,
  * HWS. ROCm's thunk sets it when it reserves the scratch aperture. The
  * built-in kernels use no scratch, so it is recorded and nothing more.
  */
-static int kfd_ioctl_set_scratch_backing_va(struct kfdsim_process *p,
+static int kfd_ioctl_set_scratch_backing_va(struct kfd_process *p,
 					    void *data)
 {
 	struct kfd_ioctl_set_scratch_backing_va_args *args = data;
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	int ret;
 
 	if (args->pad) {
@@ -209,10 +209,10 @@ static int kfd_ioctl_set_scratch_backing_va(struct kfdsim_process *p,
  * simulated GPU runs built-in kernels that never trap, so no shader code
  * ever runs from tba_addr.
  */
-static int kfd_ioctl_set_trap_handler(struct kfdsim_process *p, void *data)
+static int kfd_ioctl_set_trap_handler(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_set_trap_handler_args *args = data;
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	int ret;
 
 	if (args->pad) {
@@ -237,7 +237,7 @@ static int kfd_ioctl_set_trap_handler(struct kfdsim_process *p, void *data)
  * (-EBUSY otherwise, even for the mode already in force); a negative
  * value queries.
  */
-static int kfd_ioctl_set_xnack_mode(struct kfdsim_process *p, void *data)
+static int kfd_ioctl_set_xnack_mode(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_set_xnack_mode_args *args = data;
 	int ret = 0;
@@ -258,7 +258,7 @@ static int kfd_ioctl_set_xnack_mode(struct kfdsim_process *p, void *data)
 	return ret;
 }
 
-typedef int kfd_ioctl_fn(struct kfdsim_process *p, void *data);
+typedef int kfd_ioctl_fn(struct kfd_process *p, void *data);
 
 /* The ioctl serves checkpoint/restore: privileged, usable by the tracer. */
 #define KFD_IOC_FLAG_CHECKPOINT_RESTORE	BIT(0)
@@ -318,7 +318,7 @@ static const struct kfd_ioctl_desc kfd_ioctls[] = {
 
 static long kfd_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
-	struct kfdsim_process *p = filp->private_data;
+	struct kfd_process *p = filp->private_data;
 	void __user *uarg = (void __user *)arg;
 	const struct kfd_ioctl_desc *desc;
 	unsigned int nr = _IOC_NR(cmd);
@@ -371,7 +371,7 @@ static long kfd_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 
 static void kfd_doorbell_vm_open(struct vm_area_struct *vma)
 {
-	struct kfdsim_pdd *pdd = vma->vm_private_data;
+	struct kfd_process_device *pdd = vma->vm_private_data;
 
 	kref_get(&pdd->p->ref);
 	atomic_inc(&pdd->doorbell_maps);
@@ -379,7 +379,7 @@ static void kfd_doorbell_vm_open(struct vm_area_struct *vma)
 
 static void kfd_doorbell_vm_close(struct vm_area_struct *vma)
 {
-	struct kfdsim_pdd *pdd = vma->vm_private_data;
+	struct kfd_process_device *pdd = vma->vm_private_data;
 
 	atomic_dec(&pdd->doorbell_maps);
 	kfd_process_put(pdd->p);
@@ -391,7 +391,7 @@ static const struct vm_operations_struct kfd_doorbell_vm_ops = {
 	.close = kfd_doorbell_vm_close,
 };
 
-static int kfd_mmap_doorbells(struct kfdsim_pdd *pdd,
+static int kfd_mmap_doorbells(struct kfd_process_device *pdd,
 			      struct vm_area_struct *vma)
 {
 	int ret;
@@ -425,14 +425,14 @@ out_unlock:
 
 static void kfd_mmio_vm_open(struct vm_area_struct *vma)
 {
-	struct kfdsim_pdd *pdd = vma->vm_private_data;
+	struct kfd_process_device *pdd = vma->vm_private_data;
 
 	kref_get(&pdd->p->ref);
 }
 
 static void kfd_mmio_vm_close(struct vm_area_struct *vma)
 {
-	struct kfdsim_pdd *pdd = vma->vm_private_data;
+	struct kfd_process_device *pdd = vma->vm_private_data;
 
 	kfd_process_put(pdd->p);
 }
@@ -450,7 +450,8 @@ static const struct vm_operations_struct kfd_mmio_vm_ops = {
  * maps registers uncached; the simulated page is RAM, which x86 PAT wants
  * mapped write-back.
  */
-static int kfd_mmap_mmio(struct kfdsim_pdd *pdd, struct vm_area_struct *vma)
+static int kfd_mmap_mmio(struct kfd_process_device *pdd,
+			 struct vm_area_struct *vma)
 {
 	struct page *page;
 	int ret;
@@ -490,7 +491,7 @@ static int kfd_mmap_mmio(struct kfdsim_pdd *pdd, struct vm_area_struct *vma)
  *
  * Return: the offset, with the in-mapping bits zero.
  */
-u64 kfd_mmap_offset(u64 type, const struct kfdsim_pdd *pdd)
+u64 kfd_mmap_offset(u64 type, const struct kfd_process_device *pdd)
 {
 	return type | KFD_MMAP_GPU_ID(pdd->gpu->gpu_id);
 }
@@ -500,12 +501,12 @@ u64 kfd_mmap_offset(u64 type, const struct kfdsim_pdd *pdd)
  * if no device has that gpu_id, ERR_PTR(-EINVAL) if the caller's device
  * cgroup hid it (upstream finds the device but no pdd).
  */
-static struct kfdsim_pdd *kfd_mmap_device(struct kfdsim_process *p,
-					  u64 offset)
+static struct kfd_process_device *kfd_mmap_device(struct kfd_process *p,
+						  u64 offset)
 {
-	struct kfdsim_gpu *gpu;
+	struct kfd_dev *gpu;
 
-	gpu = kfdsim_gpu_by_id(KFD_MMAP_GET_GPU_ID(offset));
+	gpu = kfd_device_by_id(KFD_MMAP_GET_GPU_ID(offset));
 	if (!gpu)
 		return ERR_PTR(-ENODEV);
 	if (p->pdds[gpu->index]->hidden)
@@ -520,10 +521,10 @@ static struct kfdsim_pdd *kfd_mmap_device(struct kfdsim_process *p,
  */
 static int kfd_mmap(struct file *filp, struct vm_area_struct *vma)
 {
-	struct kfdsim_process *p = filp->private_data;
+	struct kfd_process *p = filp->private_data;
 	u64 offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 type = offset & KFD_MMAP_TYPE_MASK;
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 
 	if (!kfd_is_owner(p))
 		return -EBADF;
@@ -551,7 +552,7 @@ static int kfd_mmap(struct file *filp, struct vm_area_struct *vma)
 
 static int kfd_open(struct inode *inode, struct file *filp)
 {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 
 	if (iminor(inode) != 0)
 		return -ENODEV;

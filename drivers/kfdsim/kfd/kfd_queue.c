@@ -9,11 +9,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kfd_ioctl.h>
+#include <linux/kfdsim.h>
 #include <linux/log2.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
-#include "kfdsim.h"
+#include "kfd_priv.h"
 
 /* Upstream's per-process queue id space. */
 #define KFD_MAX_QUEUES_PER_PROCESS	1024
@@ -26,7 +27,7 @@ static bool kfd_queue_is_sdma(u32 type)
 }
 
 /* The CP invalidates consumed AQL packets, so an AQL ring must be writable. */
-static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
+static int kfd_queue_check_ring(struct kfd_process_device *pdd, u64 ring_va,
 				u32 ring_size, const char *op, bool check_mapped,
 				bool writable)
 {
@@ -38,7 +39,7 @@ static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
 	}
 	if (!IS_ALIGNED(ring_va, KFDSIM_AQL_PACKET_SIZE) ||
 	    (check_mapped &&
-	     !kfdsim_vm_is_mapped(&pdd->vm, ring_va, ring_size, writable))) {
+	     !amdgpu_amdkfd_gpuvm_is_mapped(&pdd->vm, ring_va, ring_size, writable))) {
 		kfd_reject("%s: ring 0x%llx size %u not aligned or not GPU-mapped on gpu %u\n",
 			   op, ring_va, ring_size, pdd->user_gpu_id);
 		return -EINVAL;
@@ -46,7 +47,7 @@ static int kfd_queue_check_ring(struct kfdsim_pdd *pdd, u64 ring_va,
 	return 0;
 }
 
-static int kfd_queue_check_args(struct kfdsim_pdd *pdd,
+static int kfd_queue_check_args(struct kfd_process_device *pdd,
 				struct kfd_ioctl_create_queue_args *args,
 				bool check_mapped)
 {
@@ -75,9 +76,9 @@ static int kfd_queue_check_args(struct kfdsim_pdd *pdd,
 	if (!IS_ALIGNED(args->read_pointer_address, sizeof(u64)) ||
 	    !IS_ALIGNED(args->write_pointer_address, sizeof(u64)) ||
 	    (check_mapped &&
-	     (!kfdsim_vm_is_mapped(&pdd->vm, args->read_pointer_address,
+	     (!amdgpu_amdkfd_gpuvm_is_mapped(&pdd->vm, args->read_pointer_address,
 				   sizeof(u64), true) ||
-	      !kfdsim_vm_is_mapped(&pdd->vm, args->write_pointer_address,
+	      !amdgpu_amdkfd_gpuvm_is_mapped(&pdd->vm, args->write_pointer_address,
 				   sizeof(u64), false)))) {
 		kfd_reject("CREATE_QUEUE: rptr 0x%llx / wptr 0x%llx unaligned or unmapped\n",
 			   args->read_pointer_address,
@@ -88,9 +89,10 @@ static int kfd_queue_check_args(struct kfdsim_pdd *pdd,
 }
 
 /* Reserve a hardware slot of the queue's kind; upstream's errno is -ENOMEM. */
-static int kfd_queue_take_slot(struct kfdsim_pdd *pdd, u32 type)
+static int kfd_queue_take_slot(struct kfd_process_device *pdd, u32 type)
 {
-	const struct kfdsim_asic *asic = pdd->gpu->asic;
+	const struct kfdsim_asic *asic =
+		amdgpu_amdkfd_get_asic_info(pdd->gpu->adev);
 
 	if (kfd_queue_is_sdma(type)) {
 		if (pdd->nr_sdma >= asic->num_sdma_engines *
@@ -105,7 +107,7 @@ static int kfd_queue_take_slot(struct kfdsim_pdd *pdd, u32 type)
 	return 0;
 }
 
-static void kfd_queue_put_slot(struct kfdsim_pdd *pdd, u32 type)
+static void kfd_queue_put_slot(struct kfd_process_device *pdd, u32 type)
 {
 	if (kfd_queue_is_sdma(type))
 		pdd->nr_sdma--;
@@ -126,12 +128,12 @@ static void kfd_queue_put_slot(struct kfdsim_pdd *pdd, u32 type)
  * The queue starts evicted if its process is. Return: 0 or an errno, with
  * nothing left behind.
  */
-int kfd_queue_create(struct kfdsim_pdd *pdd,
+int kfd_queue_create(struct kfd_process_device *pdd,
 		     struct kfd_ioctl_create_queue_args *args, int id,
 		     int slot, bool check_mapped)
 {
-	struct kfdsim_process *p = pdd->p;
-	struct kfdsim_queue *q;
+	struct kfd_process *p = pdd->p;
+	struct kfd_queue *q;
 	u64 *slice;
 	int ret;
 
@@ -196,14 +198,16 @@ int kfd_queue_create(struct kfdsim_pdd *pdd,
 	q->ctx_save_va = args->ctx_save_restore_address;
 	q->ctx_save_size = args->ctx_save_restore_size;
 	q->ctl_stack_size = args->ctl_stack_size;
-	q->evicted = p->evict_count > 0;
 	__set_bit(slot, pdd->doorbell_used);
 
 	/* A stale value from an earlier queue in this slot means nothing. */
 	slice = page_address(pdd->doorbells);
 	WRITE_ONCE(slice[slot], 0);
-	kfdsim_cp_add_queue(q);
-	atomic_inc(&kfdsim_counters.queues);
+	ret = pdd->gpu->ops->create_queue(pdd->gpu->adev, q,
+					  p->evict_count > 0);
+	if (ret)
+		goto err_remove;
+	atomic_inc(&kfd_counters.queues);
 
 	args->queue_id = q->id;
 	/* The device's own gpu_id, not the caller's: see kfd_mmap_offset(). */
@@ -211,6 +215,9 @@ int kfd_queue_create(struct kfdsim_pdd *pdd,
 				(u64)slot * sizeof(u64);
 	return 0;
 
+err_remove:
+	__clear_bit(slot, pdd->doorbell_used);
+	idr_remove(&p->queues, q->id);
 err_free:
 	kfree(q);
 err_slot:
@@ -218,10 +225,10 @@ err_slot:
 	return ret;
 }
 
-int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
+int kfd_ioctl_create_queue(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_create_queue_args *args = data;
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	int ret;
 
 	pdd = kfd_process_pdd_by_id(p, args->gpu_id);
@@ -235,20 +242,20 @@ int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data)
 	return ret;
 }
 
-static void kfd_queue_destroy(struct kfdsim_process *p, struct kfdsim_queue *q)
+static void kfd_queue_destroy(struct kfd_process *p, struct kfd_queue *q)
 {
-	kfdsim_cp_remove_queue(q);
+	q->pdd->gpu->ops->destroy_queue(q->pdd->gpu->adev, q);
 	idr_remove(&p->queues, q->id);
 	__clear_bit(q->doorbell, q->pdd->doorbell_used);
 	kfd_queue_put_slot(q->pdd, q->type);
 	kfree(q);
-	atomic_dec(&kfdsim_counters.queues);
+	atomic_dec(&kfd_counters.queues);
 }
 
-int kfd_ioctl_destroy_queue(struct kfdsim_process *p, void *data)
+int kfd_ioctl_destroy_queue(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_destroy_queue_args *args = data;
-	struct kfdsim_queue *q;
+	struct kfd_queue *q;
 	int ret = 0;
 
 	if (args->pad)
@@ -266,9 +273,9 @@ int kfd_ioctl_destroy_queue(struct kfdsim_process *p, void *data)
 }
 
 /* Process teardown: stop and free every queue before memory goes away. */
-void kfd_queues_destroy_all(struct kfdsim_process *p)
+void kfd_queues_destroy_all(struct kfd_process *p)
 {
-	struct kfdsim_queue *q;
+	struct kfd_queue *q;
 	int id;
 
 	idr_for_each_entry(&p->queues, q, id)
@@ -276,11 +283,10 @@ void kfd_queues_destroy_all(struct kfdsim_process *p)
 	idr_destroy(&p->queues);
 }
 
-int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data)
+int kfd_ioctl_update_queue(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_update_queue_args *args = data;
-	struct kfdsim_queue *q;
-	struct kfdsim_cp *cp;
+	struct kfd_queue *q;
 	int ret;
 
 	if (args->queue_percentage > KFD_MAX_QUEUE_PERCENTAGE ||
@@ -303,14 +309,7 @@ int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data)
 	if (ret)
 		goto out_unlock;
 
-	cp = q->pdd->gpu->cp;
-	kfdsim_cp_lock(cp);
-	q->ring_va = args->ring_base_address;
-	q->ring_size = args->ring_size;
-	q->percentage = args->queue_percentage;
-	q->priority = args->queue_priority;
-	mutex_unlock(&cp->lock);
-	kfdsim_cp_kick(q->pdd->gpu);
+	q->pdd->gpu->ops->update_queue(q->pdd->gpu->adev, q, args);
 out_unlock:
 	mutex_unlock(&p->lock);
 	return ret;

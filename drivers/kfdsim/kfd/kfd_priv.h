@@ -5,11 +5,10 @@
  * What the kfd_*.c files (the uAPI, per-process state, memory, queues,
  * events, CRIU and topology) share: the KFD objects (process, per-GPU
  * process state, BO, queue), the KFD view of a GPU and the functions of
- * the KFD layer. The device model is reached through the operations in
- * kfd_device_ops.h; its own declarations are in kfdsim.h, which includes
- * this header. The CRIU core (kfd_criu.c, kfd_criu_restore.c) includes
- * only this header, kfd_device_ops.h and kfd_criu.h.
- * See Documentation/architecture.rst.
+ * the KFD layer. The device is reached only through the seam headers of
+ * drivers/kfdsim/include/: its queue operations (kfd_device_ops.h) and the
+ * amdgpu_amdkfd_* calls (amdgpu_amdkfd.h); no KFD-layer file includes a
+ * device-model header. See Documentation/architecture.rst.
  */
 #ifndef KFD_PRIV_H
 #define KFD_PRIV_H
@@ -26,10 +25,9 @@
 #include <drm/drm_device.h>
 #include <linux/kfd_ioctl.h>
 
+#include "amdgpu_amdkfd.h"
 #include "kfd_device_ops.h"
 #include "kfd_events.h"
-
-#define KFDSIM_MAX_GPUS		8
 
 /* One doorbell slice per process and GPU: two pages of 64-bit doorbells. */
 #define KFDSIM_DOORBELL_SLICE_SIZE	(2 * PAGE_SIZE)
@@ -48,53 +46,42 @@
 #define KFDSIM_HANDLE_GPU_ID(h)		((u32)((h) >> 32))
 #define KFDSIM_HANDLE_ID(h)		((u32)(h))
 
-struct kfdsim_asic;
-struct kfdsim_cp;
-
 /**
- * struct kfdsim_gpu - one GPU
- * @drm: the DRM device behind /dev/dri/renderD<minor>
+ * struct kfd_dev - one GPU as the KFD layer knows it
+ * @adev: the device (opaque; amdkfd: struct amdgpu_device)
  * @index: 0-based position; the topology node is @index + 1
  * @gpu_id: the KFD gpu_id (16 bits, non-zero, depends on the seed)
- * @asic: static properties
- * @vram_size: bytes of simulated VRAM
- * @vram_used: bytes of VRAM currently allocated
- * @unique_id: topology unique_id
- * @cp: the command processor (device model, opaque here)
- * @ops: the device's operations (kfd_device_ops.h)
+ * @ops: the device's queue operations (kfd_device_ops.h; amdkfd: the
+ *       device queue manager's ops)
  *
- * The KFD layer's device struct (amdkfd: struct kfd_dev). The device model
- * creates it (kfdsim_drv.c) and owns @cp; the KFD layer reaches the device
- * through @ops.
+ * amdkfd's struct kfd_dev. The device announces it with
+ * kgd2kfd_device_add() (kfd_device.c) and it stays for the module's
+ * lifetime.
  */
-struct kfdsim_gpu {
-	struct drm_device drm;
+struct kfd_dev {
+	struct kfdsim_gpu *adev;
 	unsigned int index;
 	u32 gpu_id;
-	const struct kfdsim_asic *asic;
-	u64 vram_size;
-	atomic64_t vram_used;
-	u64 unique_id;
-	struct kfdsim_cp *cp;
 	const struct kfd_device_ops *ops;
 };
 
-static inline struct kfdsim_gpu *to_kfdsim_gpu(struct drm_device *drm)
-{
-	return container_of(drm, struct kfdsim_gpu, drm);
-}
+/* The GPUs (amdkfd: the topology's device list), fixed once loaded. */
+extern struct kfd_dev *kfd_devices[KFDSIM_MAX_GPUS];
+extern unsigned int kfd_num_devices;
+struct kfd_dev *kfd_device_by_id(u32 gpu_id);
+int kfd_devcgroup_check_permission(const struct kfd_dev *dev);
 
-/*
- * The GPUs, registered by kfdsim_drv.c at load and fixed for the module's
- * lifetime (amdkfd: the topology's device list and kfd_device_by_id()),
- * and whether a file is one of their render nodes.
- */
-extern struct kfdsim_gpu *kfdsim_gpus[KFDSIM_MAX_GPUS];
-extern unsigned int kfdsim_num_gpus;
-struct kfdsim_gpu *kfdsim_gpu_by_id(u32 gpu_id);
-int kfdsim_gpu_render_minor(const struct kfdsim_gpu *gpu);
-int kfdsim_gpu_devcgroup_check(const struct kfdsim_gpu *gpu);
-bool kfdsim_is_render_file(const struct file *filp);
+/* Live KFD objects, for debugfs "counters" (kgd2kfd_get_counters()). */
+struct kfd_counters {
+	atomic_t processes;
+	atomic_t pdds;
+	atomic_t bos;
+	atomic_t doorbell_slices;
+	atomic_t mmio_pages;
+	atomic_t queues;
+};
+
+extern struct kfd_counters kfd_counters;
 
 /*
  * A rejected request: one rate-limited line naming the caller and the
@@ -107,10 +94,10 @@ bool kfdsim_is_render_file(const struct file *filp);
 /* ---- processes (kfd_process.c) ---- */
 
 struct dma_buf;
-struct kfdsim_process;
+struct kfd_process;
 
 /**
- * struct kfdsim_pdd - a process's state on one GPU
+ * struct kfd_process_device - a process's state on one GPU
  * @p: the owning process
  * @gpu: the device
  * @user_gpu_id: the gpu_id the process uses for @gpu (the device's own id,
@@ -122,7 +109,7 @@ struct kfdsim_process;
  *          the process never sees the GPU, not even through RESTORE
  * @drm_file: the render-node file bound by ACQUIRE_VM (a reference is held),
  *            NULL until then
- * @bo_idr: handle id -> struct kfdsim_bo, for BOs allocated on this GPU
+ * @bo_idr: handle id -> struct kfd_bo, for BOs allocated on this GPU
  * @vm: this process's GPU VM on this GPU: the page table of @drm_file,
  *      shared with that file's GEM_VA mappings and CS (none before binding)
  * @doorbells: the doorbell slice (an order-1 allocation), allocated on
@@ -144,9 +131,9 @@ struct kfdsim_process;
  * @tba_addr: SET_TRAP_HANDLER's trap handler code address (recorded only)
  * @tma_addr: SET_TRAP_HANDLER's trap handler data address (recorded only)
  */
-struct kfdsim_pdd {
-	struct kfdsim_process *p;
-	struct kfdsim_gpu *gpu;
+struct kfd_process_device {
+	struct kfd_process *p;
+	struct kfd_dev *gpu;
 	u32 user_gpu_id;
 	bool hidden;
 	struct file *drm_file;
@@ -166,17 +153,17 @@ struct kfdsim_pdd {
 };
 
 /**
- * struct kfdsim_process - the KFD state of one process (one per mm)
+ * struct kfd_process - the KFD state of one process (one per mm)
  * @ref: held by every open /dev/kfd file of the process
  * @lock: protects everything below
  * @mm: the address space this state belongs to (mmgrab'ed)
  * @lead_thread: the thread-group leader that opened /dev/kfd
  * @node: on the global process list
- * @pdds: per-GPU state, indexed by kfdsim_gpu.index; NULL until used
+ * @pdds: per-GPU state, indexed by kfd_dev.index; NULL until used
  * @va_tree: GPU VA ranges of all BOs of the process, to refuse overlaps
  * @nr_bos: BOs of the process, all GPUs (at most KFD_CRIU_MAX_BOS, so that
  *          every process can be checkpointed and restored)
- * @queues: queue id -> struct kfdsim_queue, all GPUs
+ * @queues: queue id -> struct kfd_queue, all GPUs
  * @evict_count: how many evictions are in force; queues run only at 0
  * @criu_pauser: thread group that paused the process with PROCESS_INFO
  * @criu_restore_pending: restored, its queues wait for RESUME
@@ -184,13 +171,13 @@ struct kfdsim_pdd {
  * @xnack_enabled: the XNACK mode set with SET_XNACK_MODE (always off: the
  *                 simulated gfx906 does not support it)
  */
-struct kfdsim_process {
+struct kfd_process {
 	struct kref ref;
 	struct mutex lock;		/* see above */
 	struct mm_struct *mm;
 	struct task_struct *lead_thread;
 	struct list_head node;
-	struct kfdsim_pdd *pdds[KFDSIM_MAX_GPUS];
+	struct kfd_process_device *pdds[KFDSIM_MAX_GPUS];
 	struct rb_root_cached va_tree;
 	unsigned int nr_bos;
 	struct idr queues;
@@ -202,7 +189,7 @@ struct kfdsim_process {
 };
 
 /**
- * struct kfdsim_bo - a KFD memory object (what a handle names)
+ * struct kfd_bo - a KFD memory object (what a handle names)
  * @pdd: the process and GPU it was allocated on
  * @id: idr id in @pdd->bo_idr
  * @va: GPU virtual address
@@ -215,8 +202,8 @@ struct kfdsim_process {
  * @user_addr: the CPU address of a USERPTR BO
  * @pending_map: GPU indices a restored userptr BO is mapped on at RESUME
  */
-struct kfdsim_bo {
-	struct kfdsim_pdd *pdd;
+struct kfd_bo {
+	struct kfd_process_device *pdd;
 	u32 id;
 	u64 va;
 	u64 size;
@@ -228,33 +215,35 @@ struct kfdsim_bo {
 	unsigned long pending_map;
 };
 
-struct kfdsim_process *kfd_process_get_current(void);
-struct kfdsim_process *kfd_process_find_pid(pid_t tgid);
-struct kfdsim_bo *kfd_bo_lookup(struct kfdsim_process *p, u64 handle);
-struct kfdsim_process *kfd_process_find_mm(struct mm_struct *mm);
-void kfd_process_reset(struct kfdsim_process *p);
+struct kfd_process *kfd_process_get_current(void);
+struct kfd_process *kfd_process_find_pid(pid_t tgid);
+struct kfd_bo *kfd_bo_lookup(struct kfd_process *p, u64 handle);
+struct kfd_process *kfd_process_find_mm(struct mm_struct *mm);
+void kfd_process_reset(struct kfd_process *p);
 int kfd_alloc_check(const struct kfd_ioctl_alloc_memory_of_gpu_args *args);
-int kfd_bo_create(struct kfdsim_pdd *pdd,
+int kfd_bo_create(struct kfd_process_device *pdd,
 		  const struct kfd_ioctl_alloc_memory_of_gpu_args *args,
-		  u32 id, bool defer_userptr, struct kfdsim_bo **out);
-int kfd_bo_map(struct kfdsim_bo *bo, unsigned long targets);
-u64 kfd_bo_mmap_offset(const struct kfdsim_bo *bo);
-void kfd_process_put(struct kfdsim_process *p);
-struct kfdsim_pdd *kfd_process_pdd_by_id(struct kfdsim_process *p,
-					 u32 gpu_id);
-int kfd_process_doorbells(struct kfdsim_pdd *pdd);
-int kfd_pdd_bind(struct kfdsim_pdd *pdd, struct file *filp, const char *op);
-int kfd_process_mmio_page(struct kfdsim_pdd *pdd);
-void kfd_process_teardown_bo(struct kfdsim_bo *bo);
-int kfd_process_evict_queues(struct kfdsim_process *p);
-void kfd_process_restore_queues(struct kfdsim_process *p);
-int kfd_bo_pin_userptr(struct kfdsim_bo *bo, struct mm_struct *mm);
+		  u32 id, bool defer_userptr, struct kfd_bo **out);
+int kfd_bo_map(struct kfd_bo *bo, unsigned long targets);
+u64 kfd_bo_mmap_offset(const struct kfd_bo *bo);
+void kfd_process_put(struct kfd_process *p);
+struct kfd_process_device *kfd_process_pdd_by_id(struct kfd_process *p,
+						 u32 gpu_id);
+int kfd_process_doorbells(struct kfd_process_device *pdd);
+int kfd_pdd_bind(struct kfd_process_device *pdd, struct file *filp,
+		 const char *op);
+int kfd_process_mmio_page(struct kfd_process_device *pdd);
+void kfd_process_teardown_bo(struct kfd_bo *bo);
+int kfd_process_evict_queues(struct kfd_process *p);
+void kfd_process_restore_queues(struct kfd_process *p);
+int kfd_bo_pin_userptr(struct kfd_bo *bo, struct mm_struct *mm);
 
 /*
  * The 64-bit doorbell @slot in @pdd's doorbell slice, which must exist:
  * where user space writes a queue's write pointer for the device to see.
  */
-static inline u64 *kfd_doorbell_slot(const struct kfdsim_pdd *pdd, u32 slot)
+static inline u64 *kfd_doorbell_slot(const struct kfd_process_device *pdd,
+				     u32 slot)
 {
 	return (u64 *)page_address(pdd->doorbells) + slot;
 }
@@ -262,7 +251,7 @@ static inline u64 *kfd_doorbell_slot(const struct kfdsim_pdd *pdd, u32 slot)
 /* ---- queues (kfd_queue.c) ---- */
 
 /**
- * struct kfdsim_queue - a user-mode queue
+ * struct kfd_queue - a user-mode queue
  * @pdd: the process and GPU it runs on
  * @id: the process-wide queue id
  * @type: KFD_IOC_QUEUE_TYPE_COMPUTE_AQL or KFD_IOC_QUEUE_TYPE_SDMA(_XGMI)
@@ -283,8 +272,8 @@ static inline u64 *kfd_doorbell_slot(const struct kfdsim_pdd *pdd, u32 slot)
  * @cp_node: on the GPU's CP queue list
  * @cp_round: the last CP round that visited the queue (CP lock)
  */
-struct kfdsim_queue {
-	struct kfdsim_pdd *pdd;
+struct kfd_queue {
+	struct kfd_process_device *pdd;
 	u32 id;
 	u32 type;
 	u64 ring_va;
@@ -305,20 +294,20 @@ struct kfdsim_queue {
 	u64 cp_round;
 };
 
-void kfd_queues_destroy_all(struct kfdsim_process *p);
-int kfd_queue_create(struct kfdsim_pdd *pdd,
+void kfd_queues_destroy_all(struct kfd_process *p);
+int kfd_queue_create(struct kfd_process_device *pdd,
 		     struct kfd_ioctl_create_queue_args *args, int id,
 		     int slot, bool check_mapped);
-int kfd_ioctl_create_queue(struct kfdsim_process *p, void *data);
-int kfd_ioctl_destroy_queue(struct kfdsim_process *p, void *data);
-int kfd_ioctl_update_queue(struct kfdsim_process *p, void *data);
+int kfd_ioctl_create_queue(struct kfd_process *p, void *data);
+int kfd_ioctl_destroy_queue(struct kfd_process *p, void *data);
+int kfd_ioctl_update_queue(struct kfd_process *p, void *data);
 
 /* ---- CRIU (kfd_criu.c, kfd_criu_restore.c) ---- */
 
-int kfd_ioctl_criu(struct kfdsim_process *p, void *data);
-int kfd_criu_restore(struct kfdsim_process *p,
+int kfd_ioctl_criu(struct kfd_process *p, void *data);
+int kfd_criu_restore(struct kfd_process *p,
 		     struct kfd_ioctl_criu_args *args);
-int kfd_criu_resume_userptrs(struct kfdsim_process *p);
+int kfd_criu_resume_userptrs(struct kfd_process *p);
 void kfd_criu_file_flush(struct file *filp);
 bool kfd_criu_should_fail(void);
 unsigned int kfd_criu_get_fail_points(void);
@@ -326,26 +315,26 @@ void kfd_criu_set_fail_nth(int n);
 int kfd_criu_get_fail_nth(void);
 void *kfd_criu_kvzalloc(size_t n, size_t size);
 int kfd_criu_copy_to_user(u64 uptr, const void *src, size_t len);
-bool kfd_criu_bo_has_contents(const struct kfdsim_bo *bo);
-int kfd_criu_export_bo(struct kfdsim_bo *bo, struct dma_buf **dmabuf);
+bool kfd_criu_bo_has_contents(const struct kfd_bo *bo);
+int kfd_criu_export_bo(struct kfd_bo *bo, struct dma_buf **dmabuf);
 
 /* ---- /dev/kfd (kfd_chardev.c) and topology (kfd_topology.c) ---- */
 
 int kfd_chardev_init(void);
 void kfd_chardev_fini(void);
 struct device *kfd_chardev_device(void);
-u64 kfd_mmap_offset(u64 type, const struct kfdsim_pdd *pdd);
+u64 kfd_mmap_offset(u64 type, const struct kfd_process_device *pdd);
 
 int kfd_topology_init(struct device *kfd_dev);
 void kfd_topology_fini(void);
 
 /* ioctl handlers in kfd_memory.c, called with no locks held. */
-int kfd_ioctl_acquire_vm(struct kfdsim_process *p, void *data);
-int kfd_ioctl_alloc_memory(struct kfdsim_process *p, void *data);
-int kfd_ioctl_free_memory(struct kfdsim_process *p, void *data);
-int kfd_ioctl_map_memory(struct kfdsim_process *p, void *data);
-int kfd_ioctl_unmap_memory(struct kfdsim_process *p, void *data);
-int kfd_ioctl_available_memory(struct kfdsim_process *p, void *data);
-int kfd_ioctl_export_dmabuf(struct kfdsim_process *p, void *data);
+int kfd_ioctl_acquire_vm(struct kfd_process *p, void *data);
+int kfd_ioctl_alloc_memory(struct kfd_process *p, void *data);
+int kfd_ioctl_free_memory(struct kfd_process *p, void *data);
+int kfd_ioctl_map_memory(struct kfd_process *p, void *data);
+int kfd_ioctl_unmap_memory(struct kfd_process *p, void *data);
+int kfd_ioctl_available_memory(struct kfd_process *p, void *data);
+int kfd_ioctl_export_dmabuf(struct kfd_process *p, void *data);
 
 #endif /* KFD_PRIV_H */

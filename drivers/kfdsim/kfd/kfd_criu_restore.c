@@ -18,7 +18,6 @@
 #include <linux/kfd_ioctl.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <drm/drm_file.h>
 
 #include "kfd_criu.h"
 #include "kfd_device_ops.h"
@@ -32,7 +31,7 @@
 			    task_tgid_nr(current), ##__VA_ARGS__)
 
 struct kfd_criu_rst {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 	struct kfd_ioctl_criu_args *args;
 	struct kfd_criu_device_bucket *devices;
 	struct kfd_criu_bo_bucket *bos;
@@ -46,9 +45,9 @@ struct kfd_criu_rst {
 	const struct kfd_criu_event_v1 **event_objs;
 	u32 nr_dev, nr_bo, nr_queue, nr_event;
 
-	struct kfdsim_pdd *dev_pdd[KFDSIM_MAX_GPUS];
+	struct kfd_process_device *dev_pdd[KFDSIM_MAX_GPUS];
 	struct file *drm_files[KFDSIM_MAX_GPUS];
-	struct kfdsim_bo **bo_ptrs;
+	struct kfd_bo **bo_ptrs;
 	struct dma_buf **dmabufs;
 };
 
@@ -176,8 +175,8 @@ static int kfd_rst_device_index(struct kfd_criu_rst *r, u32 user_gpu_id)
 static int kfd_rst_check_devices(struct kfd_criu_rst *r)
 {
 	struct kfd_criu_device_bucket *b;
-	struct kfdsim_gpu *gpu;
-	struct drm_file *dfile;
+	struct kfdsim_gpu *adev;
+	struct kfd_dev *gpu;
 	u32 i, j;
 
 	for (i = 0; i < r->nr_dev; i++) {
@@ -196,20 +195,21 @@ static int kfd_rst_check_devices(struct kfd_criu_rst *r)
 				return -EINVAL;
 			}
 		}
-		gpu = kfdsim_gpu_by_id(b->actual_gpu_id);
+		gpu = kfd_device_by_id(b->actual_gpu_id);
 		if (!gpu) {
 			rst_reject("device %u: no local GPU %u\n", i,
 				   b->actual_gpu_id);
 			return -EINVAL;
 		}
 		r->drm_files[i] = fget(b->drm_fd);
-		if (!r->drm_files[i] || !kfdsim_is_render_file(r->drm_files[i])) {
+		adev = r->drm_files[i] ?
+		       amdgpu_amdkfd_render_file_device(r->drm_files[i]) : NULL;
+		if (!adev) {
 			rst_reject("device %u: fd %u is not a kfdsim DRM node\n",
 				   i, b->drm_fd);
 			return -EINVAL;
 		}
-		dfile = r->drm_files[i]->private_data;
-		if (to_kfdsim_gpu(dfile->minor->dev) != gpu) {
+		if (adev != gpu->adev) {
 			rst_reject("device %u: fd %u is not GPU %u's node\n", i,
 				   b->drm_fd, b->actual_gpu_id);
 			return -EINVAL;
@@ -231,7 +231,7 @@ static int kfd_rst_devices(struct kfd_criu_rst *r)
 	int ret;
 
 	/* GPUs the checkpointed process did not use stay invisible to it. */
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		r->p->pdds[i]->user_gpu_id = 0;
 	for (i = 0; i < r->nr_dev; i++) {
 		ret = kfd_pdd_bind(r->dev_pdd[i], r->drm_files[i], "RESTORE");
@@ -258,7 +258,7 @@ static int kfd_rst_bo(struct kfd_criu_rst *r, u32 i)
 	};
 	bool userptr = b->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR;
 	unsigned long targets = 0;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	int dev, ret;
 	u32 j;
 
@@ -293,18 +293,18 @@ static int kfd_rst_bo(struct kfd_criu_rst *r, u32 i)
 /* ---- queues and events ---- */
 
 /* Is [va, va + len) inside one BO that will be mapped on @pdd's GPU? */
-static bool kfd_rst_va_planned(struct kfdsim_pdd *pdd, u64 va, u64 len,
+static bool kfd_rst_va_planned(struct kfd_process_device *pdd, u64 va, u64 len,
 			       bool write)
 {
 	struct interval_tree_node *node;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 
 	if (!len || va + len < va)
 		return false;
 	node = interval_tree_iter_first(&pdd->p->va_tree, va, va + len - 1);
 	if (!node)
 		return false;
-	bo = container_of(node, struct kfdsim_bo, va_node);
+	bo = container_of(node, struct kfd_bo, va_node);
 	if (va < bo->va || va + len > bo->va + bo->size)
 		return false;
 	if (!test_bit(pdd->gpu->index, &bo->mapped) &&
@@ -337,8 +337,8 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 		.progress = { o->iteration, o->next_wg },
 		.flags = o->state_flags,
 	};
-	struct kfdsim_queue *q;
-	struct kfdsim_pdd *pdd;
+	struct kfd_queue *q;
+	struct kfd_process_device *pdd;
 	int dev, ret;
 
 	dev = kfd_rst_device_index(r, o->user_gpu_id);
@@ -361,7 +361,7 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 	if (ret)
 		return ret;
 	q = idr_find(&r->p->queues, o->id);
-	ret = pdd->gpu->ops->restore_mqd(pdd->gpu, q, &st);
+	ret = pdd->gpu->ops->restore_mqd(pdd->gpu->adev, q, &st);
 	if (ret) {
 		rst_reject("queue %u: bad saved state\n", o->id);
 		return ret;
@@ -394,7 +394,7 @@ static int kfd_rst_event(struct kfd_criu_rst *r, u32 i)
 static int kfd_rst_export(struct kfd_criu_rst *r)
 {
 	struct kfd_criu_bo_bucket *b;
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	u32 i;
 	int fd;
 
@@ -413,11 +413,11 @@ static int kfd_rst_export(struct kfd_criu_rst *r)
 	return 0;
 }
 
-static bool kfd_rst_process_is_fresh(struct kfdsim_process *p)
+static bool kfd_rst_process_is_fresh(struct kfd_process *p)
 {
 	unsigned int i;
 
-	for (i = 0; i < kfdsim_num_gpus; i++)
+	for (i = 0; i < kfd_num_devices; i++)
 		if (p->pdds[i]->drm_file || !idr_is_empty(&p->pdds[i]->bo_idr))
 			return false;
 	return idr_is_empty(&p->queues) && !kfd_events_count(p) &&
@@ -428,9 +428,9 @@ static int kfd_rst_copy_in(struct kfd_criu_rst *r)
 {
 	struct kfd_ioctl_criu_args *args = r->args;
 
-	if (args->num_devices > kfdsim_num_gpus) {
+	if (args->num_devices > kfd_num_devices) {
 		rst_reject("the checkpoint used %u GPUs, this node has %u\n",
-			   args->num_devices, kfdsim_num_gpus);
+			   args->num_devices, kfd_num_devices);
 		return -EINVAL;
 	}
 	if (args->num_bos > KFD_CRIU_MAX_BOS ||
@@ -533,7 +533,7 @@ static void kfd_rst_release(struct kfd_criu_rst *r, bool success)
 	kvfree(r->priv);
 }
 
-int kfd_criu_restore(struct kfdsim_process *p,
+int kfd_criu_restore(struct kfd_process *p,
 		     struct kfd_ioctl_criu_args *args)
 {
 	struct kfd_criu_rst r = { .p = p, .args = args };
@@ -588,14 +588,14 @@ out_release:
  * Return: 0, or an errno (the BOs done so far stay done; RESUME may be
  * retried).
  */
-int kfd_criu_resume_userptrs(struct kfdsim_process *p)
+int kfd_criu_resume_userptrs(struct kfd_process *p)
 {
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	unsigned int i;
 	int id, ret;
 
 	lockdep_assert_held(&p->lock);
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		idr_for_each_entry(&p->pdds[i]->bo_idr, bo, id) {
 			if (!(bo->alloc_flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR))
 				continue;

@@ -110,8 +110,8 @@ static int kfdsim_account_pinned(struct mm_struct *mm, unsigned long npages)
 
 	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
 		atomic64_sub(npages, &mm->pinned_vm);
-		kfd_reject("userptr of %lu pages: %lld pinned, RLIMIT_MEMLOCK allows %lu\n",
-			   npages, pinned - npages, limit);
+		kfdsim_reject("userptr of %lu pages: %lld pinned, RLIMIT_MEMLOCK allows %lu\n",
+			      npages, pinned - npages, limit);
 		return -ENOMEM;
 	}
 	mmgrab(mm);
@@ -208,7 +208,7 @@ int kfdsim_gem_cpu_access(const struct kfdsim_gem *bo)
 {
 	if (!bo->no_cpu_access)
 		return 0;
-	kfd_reject("CPU mapping of a BO created with NO_CPU_ACCESS\n");
+	kfdsim_reject("CPU mapping of a BO created with NO_CPU_ACCESS\n");
 	return -EPERM;
 }
 
@@ -364,8 +364,8 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 
 	ret = kfdsim_charge(gpu, KFDSIM_DOMAIN_USERPTR, size);
 	if (ret) {
-		kfd_reject("userptr of 0x%llx bytes: system-memory limit of 0x%llx reached\n",
-			   size, kfdsim_system_limit());
+		kfdsim_reject("userptr of 0x%llx bytes: system-memory limit of 0x%llx reached\n",
+			      size, kfdsim_system_limit());
 		return ERR_PTR(ret);
 	}
 	ret = kfdsim_account_pinned(mm, size >> PAGE_SHIFT);

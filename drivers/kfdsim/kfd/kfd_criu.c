@@ -114,7 +114,7 @@ int kfd_criu_copy_to_user(u64 uptr, const void *src, size_t len)
 }
 
 /* VRAM and GTT BOs have contents the checkpointer copies via dma-bufs. */
-bool kfd_criu_bo_has_contents(const struct kfdsim_bo *bo)
+bool kfd_criu_bo_has_contents(const struct kfd_bo *bo)
 {
 	return bo->alloc_flags & (KFD_IOC_ALLOC_MEM_FLAGS_VRAM |
 				  KFD_IOC_ALLOC_MEM_FLAGS_GTT);
@@ -131,15 +131,15 @@ bool kfd_criu_bo_has_contents(const struct kfdsim_bo *bo)
  *
  * Return: the reserved fd, or a negative errno with nothing left behind.
  */
-int kfd_criu_export_bo(struct kfdsim_bo *bo, struct dma_buf **dmabuf)
+int kfd_criu_export_bo(struct kfd_bo *bo, struct dma_buf **dmabuf)
 {
-	struct kfdsim_gpu *dev = bo->pdd->gpu;
+	struct kfd_dev *dev = bo->pdd->gpu;
 	struct dma_buf *buf;
 	int fd;
 
 	if (kfd_criu_should_fail())
 		return -ENOMEM;
-	buf = dev->ops->export_dmabuf(dev, bo->gem, O_RDWR);
+	buf = dev->ops->export_dmabuf(dev->adev, bo->gem, O_RDWR);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	fd = kfd_criu_should_fail() ? -EMFILE : get_unused_fd_flags(O_CLOEXEC);
@@ -164,15 +164,15 @@ struct kfd_criu_counts {
 /* Bytes an object with a payload of @size takes in the private data. */
 #define KFD_CRIU_OBJ(size)	(sizeof(struct kfd_criu_object) + (size))
 
-static int kfd_criu_count(struct kfdsim_process *p, struct kfd_criu_counts *c)
+static int kfd_criu_count(struct kfd_process *p, struct kfd_criu_counts *c)
 {
-	struct kfdsim_queue *q;
-	struct kfdsim_bo *bo;
+	struct kfd_queue *q;
+	struct kfd_bo *bo;
 	unsigned int i;
 	int id, events;
 
 	memset(c, 0, sizeof(*c));
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		if (!p->pdds[i]->drm_file)
 			continue;
 		c->num_devices++;
@@ -197,7 +197,7 @@ static int kfd_criu_count(struct kfdsim_process *p, struct kfd_criu_counts *c)
 
 /* ---- PROCESS_INFO / UNPAUSE ---- */
 
-static void kfd_criu_unpause_locked(struct kfdsim_process *p)
+static void kfd_criu_unpause_locked(struct kfd_process *p)
 {
 	lockdep_assert_held(&p->lock);
 	kfd_process_restore_queues(p);
@@ -205,7 +205,7 @@ static void kfd_criu_unpause_locked(struct kfdsim_process *p)
 	p->criu_pauser = NULL;
 }
 
-static int kfd_criu_process_info(struct kfdsim_process *p,
+static int kfd_criu_process_info(struct kfd_process *p,
 				 struct kfd_ioctl_criu_args *args)
 {
 	struct kfd_criu_counts c;
@@ -256,7 +256,7 @@ out_unlock:
 	return ret;
 }
 
-static int kfd_criu_unpause(struct kfdsim_process *p)
+static int kfd_criu_unpause(struct kfd_process *p)
 {
 	int ret = 0;
 
@@ -301,7 +301,7 @@ static int kfd_criu_same_process(const void *kfd, struct file *f,
  */
 void kfd_criu_file_flush(struct file *filp)
 {
-	struct kfdsim_process *p = filp->private_data;
+	struct kfd_process *p = filp->private_data;
 
 	if (!READ_ONCE(p->criu_pauser))
 		return;
@@ -323,7 +323,7 @@ void kfd_criu_file_flush(struct file *filp)
  * buckets are filled and installed only once nothing can fail any more.
  */
 struct kfd_criu_dump {
-	struct kfdsim_process *p;
+	struct kfd_process *p;
 	struct kfd_criu_counts c;
 	struct kfd_criu_device_bucket *devices;
 	struct kfd_criu_bo_bucket *bos;
@@ -351,10 +351,10 @@ static void *kfd_criu_put_obj(struct kfd_criu_dump *d, u32 type, u32 size)
 static int kfd_criu_dump_devices(struct kfd_criu_dump *d)
 {
 	struct kfd_criu_device_v1 *dev;
-	struct kfdsim_pdd *pdd;
+	struct kfd_process_device *pdd;
 	unsigned int i, n = 0;
 
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		pdd = d->p->pdds[i];
 		d->dev_index[i] = -1;
 		if (!pdd->drm_file)
@@ -370,11 +370,11 @@ static int kfd_criu_dump_devices(struct kfd_criu_dump *d)
 	return 0;
 }
 
-static int kfd_criu_dump_bo(struct kfd_criu_dump *d, struct kfdsim_bo *bo,
+static int kfd_criu_dump_bo(struct kfd_criu_dump *d, struct kfd_bo *bo,
 			    unsigned int n)
 {
 	struct kfd_criu_bo_bucket *b = &d->bos[n];
-	struct kfdsim_pdd *pdd = bo->pdd;
+	struct kfd_process_device *pdd = bo->pdd;
 	struct kfd_criu_bo_v1 *obj;
 	unsigned int i;
 	int fd;
@@ -404,11 +404,11 @@ static int kfd_criu_dump_bo(struct kfd_criu_dump *d, struct kfdsim_bo *bo,
 
 static int kfd_criu_dump_bos(struct kfd_criu_dump *d)
 {
-	struct kfdsim_bo *bo;
+	struct kfd_bo *bo;
 	unsigned int i, n = 0;
 	int id, ret;
 
-	for (i = 0; i < kfdsim_num_gpus; i++) {
+	for (i = 0; i < kfd_num_devices; i++) {
 		idr_for_each_entry(&d->p->pdds[i]->bo_idr, bo, id) {
 			if (n == d->c.num_bos)
 				return -EINVAL;
@@ -424,8 +424,8 @@ static int kfd_criu_dump_queues(struct kfd_criu_dump *d)
 {
 	struct kfdsim_queue_state st;
 	struct kfd_criu_queue_v1 *o;
-	struct kfdsim_queue *q;
-	struct kfdsim_gpu *dev;
+	struct kfd_queue *q;
+	struct kfd_dev *dev;
 	int id, ret;
 
 	idr_for_each_entry(&d->p->queues, q, id) {
@@ -433,7 +433,7 @@ static int kfd_criu_dump_queues(struct kfd_criu_dump *d)
 		if (!o)
 			return -EINVAL;
 		dev = q->pdd->gpu;
-		ret = dev->ops->checkpoint_mqd(dev, q, &st);
+		ret = dev->ops->checkpoint_mqd(dev->adev, q, &st);
 		if (ret)
 			return ret;
 		o->id = q->id;
@@ -536,7 +536,7 @@ static void kfd_criu_dump_release(struct kfd_criu_dump *d, bool installed)
 	kvfree(d->priv);
 }
 
-static int kfd_criu_checkpoint(struct kfdsim_process *p,
+static int kfd_criu_checkpoint(struct kfd_process *p,
 			       struct kfd_ioctl_criu_args *args)
 {
 	struct kfd_criu_dump d = { .p = p };
@@ -608,9 +608,9 @@ out_unlock:
  * passed the CRIU capability check (in the initial user namespace), which
  * is the permission upstream requires as well.
  */
-static struct kfdsim_process *kfd_criu_find_target(pid_t pid)
+static struct kfd_process *kfd_criu_find_target(pid_t pid)
 {
-	struct kfdsim_process *target = NULL;
+	struct kfd_process *target = NULL;
 	struct task_struct *task;
 	struct mm_struct *mm;
 
@@ -630,7 +630,7 @@ static struct kfdsim_process *kfd_criu_find_target(pid_t pid)
 
 static int kfd_criu_resume(struct kfd_ioctl_criu_args *args)
 {
-	struct kfdsim_process *target;
+	struct kfd_process *target;
 	int ret;
 
 	target = kfd_criu_find_target(args->pid);
@@ -664,7 +664,7 @@ out_unlock:
 
 /* ---- the ioctl ---- */
 
-int kfd_ioctl_criu(struct kfdsim_process *p, void *data)
+int kfd_ioctl_criu(struct kfd_process *p, void *data)
 {
 	struct kfd_ioctl_criu_args *args = data;
 
