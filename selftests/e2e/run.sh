@@ -132,15 +132,19 @@
 # Other plugins: with KFDSIM_E2E_PLUGIN=amdgpu the plugin directory holds
 # AMD's amdgpu_plugin.so (CRIU's plugins/amdgpu, built unmodified by
 # scripts/compat, which also picks the criu binary through KFDSIM_CRIU).
-# Every test runs the same way, except: copy-paths and corrupt are skipped
-# (KFD_BO_COPY and image checksums are this project's plugin's; AMD's
-# images carry no checksum), so are consistent and consistent-leave (AMD's
-# plugin sends UNPAUSE inside DUMP_EXT_FILE, before criu dumps the
-# process's memory: the window those tests catch), too-few expects AMD's message ("Number of
-# devices mismatch", which AMD's topology code prints on criu's stdout),
-# cycles accepts the render-node fds AMD's plugin leaves open in the
-# restored process, and plain_app accepts the error AMD's plugin before
-# CRIU 3.18 logs when RESUME answers -ESRCH for a task without /dev/kfd.
+# Every test runs the same way, except that 10 tests skip: the 9 that
+# test this project's plugin's own features (need_kfd_plugin):
+# copy-paths and corrupt (KFD_BO_COPY and image checksums; AMD's images
+# carry no checksum), parallel (the plugin's parallel restore), consistent
+# and consistent-leave (AMD's plugin sends UNPAUSE inside DUMP_EXT_FILE,
+# before criu dumps the process's memory: the window those tests catch),
+# sparse, incremental, inc-predump and inc-damaged (sparse and incremental
+# images), plus stream, which skips for every plugin. Among the tests that
+# run, too-few expects AMD's message ("Number of devices mismatch", which
+# AMD's topology code prints on criu's stdout), cycles accepts the
+# render-node fds AMD's plugin leaves open in the restored process, and
+# plain_app accepts the error AMD's plugin before CRIU 3.18 logs when
+# RESUME answers -ESRCH for a task without /dev/kfd.
 #
 # Output: TAP lines, then "# Totals: pass:N fail:N xfail:0 xpass:0 skip:N
 # error:0" (the format of the kselftest harness, which selftests/run.sh adds
