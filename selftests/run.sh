@@ -179,10 +179,13 @@ if load 0; then
 		if [ "$area" = topology ]; then
 			run topology KFDSIM_TOPO_SAVE="$ids.0"
 		elif [ "$area" = restore_fuzz ]; then
-			# A fixed seed, so that a failure here can be replayed;
-			# `make fuzz` explores seeds from the clock.
+			# A fixed seed and a count of blobs, not a time
+			# limit, so that a run here can be replayed blob for
+			# blob; `make fuzz` explores seeds from the clock.
 			run restore_fuzz \
-				KFDSIM_FUZZ_SEED="${KFDSIM_FUZZ_SEED:-0x6b66647369}"
+				KFDSIM_FUZZ_SEED="${KFDSIM_FUZZ_SEED:-0x6b66647369}" \
+				KFDSIM_FUZZ_COUNT="${KFDSIM_FUZZ_COUNT:-10000}" \
+				KFDSIM_FUZZ_SECONDS=0
 		else
 			run "$area"
 		fi

@@ -70,6 +70,12 @@
 #                log must say when it let the GPU run again.
 #   consistent-leave  the same with --leave-running: the original and a
 #                restore of its images both end with the reference result
+#   consistent-early  their negative control: the consistent test's dump
+#                with the plugin wrapped by unpause_early.so, which sends
+#                UNPAUSE as soon as the plugin's DUMP_EXT_FILE of /dev/kfd
+#                returns (where AMD's plugin does), before criu dumps
+#                memory; the restored run must fail its own check with a
+#                wrong array
 #   sparse       gpu_app --hold with 10% of its 64 KiB blocks written: the
 #                plugin stores at most 15% of the VRAM bytes (its log and
 #                the pages images agree), every GPU classified its chunks
@@ -132,15 +138,20 @@
 # Other plugins: with KFDSIM_E2E_PLUGIN=amdgpu the plugin directory holds
 # AMD's amdgpu_plugin.so (CRIU's plugins/amdgpu, built unmodified by
 # scripts/compat, which also picks the criu binary through KFDSIM_CRIU).
-# Every test runs the same way, except: copy-paths and corrupt are skipped
-# (KFD_BO_COPY and image checksums are this project's plugin's; AMD's
-# images carry no checksum), so are consistent and consistent-leave (AMD's
-# plugin sends UNPAUSE inside DUMP_EXT_FILE, before criu dumps the
-# process's memory: the window those tests catch), too-few expects AMD's message ("Number of
-# devices mismatch", which AMD's topology code prints on criu's stdout),
-# cycles accepts the render-node fds AMD's plugin leaves open in the
-# restored process, and plain_app accepts the error AMD's plugin before
-# CRIU 3.18 logs when RESUME answers -ESRCH for a task without /dev/kfd.
+# Every test runs the same way, except that 11 tests skip: the 10 that
+# test this project's plugin's own features (need_kfd_plugin):
+# copy-paths and corrupt (KFD_BO_COPY and image checksums; AMD's images
+# carry no checksum), parallel (the plugin's parallel restore), consistent
+# and consistent-leave (AMD's plugin sends UNPAUSE inside DUMP_EXT_FILE,
+# before criu dumps the process's memory: the window those tests catch)
+# and their negative control consistent-early, sparse, incremental,
+# inc-predump and inc-damaged (sparse and incremental images), plus
+# stream, which skips for every plugin. Among the tests that
+# run, too-few expects AMD's message ("Number of devices mismatch", which
+# AMD's topology code prints on criu's stdout), cycles accepts the
+# render-node fds AMD's plugin leaves open in the restored process, and
+# plain_app accepts the error AMD's plugin before CRIU 3.18 logs when
+# RESUME answers -ESRCH for a task without /dev/kfd.
 #
 # Output: TAP lines, then "# Totals: pass:N fail:N xfail:0 xpass:0 skip:N
 # error:0" (the format of the kselftest harness, which selftests/run.sh adds
@@ -789,6 +800,54 @@ t_consistent_leave() {
 	finish consist-leave "$pid" "$exp" && return $rc
 }
 
+# The negative control of the two tests above: the same dump with the
+# plugin wrapped by unpause_early.so (selftests/e2e/unpause_early.c), which
+# sends UNPAUSE when the plugin's DUMP_EXT_FILE of /dev/kfd returns, where
+# AMD's plugin does, before criu dumps the process's memory. The restored
+# run must then fail its own check with a wrong array ("RESULT FAIL gpu N:
+# ... expected ..."): a run that ends with the reference result means the
+# consistent tests cannot see the window they guard.
+unpause_early_dir=$E2E_BIN/unpause-early
+t_consistent_early() {
+	local pid dir=$work/img-consist-early exp=$work/consist.exp
+	local log=$work/consist-early.log plugin_dir=$E2E_PLUGIN_DIR rc=0
+	need_kfd_plugin "the negative control of kfd_plugin's consistent tests" ||
+		return 2
+	if [ ! -f "$unpause_early_dir/unpause_early.so" ]; then
+		note "no $unpause_early_dir/unpause_early.so (make -C selftests/e2e)"
+		return 1
+	fi
+	expected "${spread_args[@]}" >"$exp"
+	pid=$(start_app consist-early "${spread_args[@]}") || return 1
+	sleep 1
+	export KFDSIM_UNPAUSE_EARLY_PLUGIN=$plugin_dir/$E2E_PLUGIN_SO
+	E2E_PLUGIN_DIR=$unpause_early_dir
+	dump_mid consist-early "$pid" "$dir" || rc=1
+	E2E_PLUGIN_DIR=$plugin_dir
+	unset KFDSIM_UNPAUSE_EARLY_PLUGIN
+	[ $rc -eq 0 ] || { e2e_kill "$pid"; return 1; }
+	e2e_wait_exit "$pid" 10 ||
+		{ note "pid $pid still there after the dump"; e2e_kill "$pid"; return 1; }
+	if ! grep -h "unpause_early: GPU queues of /dev/kfd file .* run again inside DUMP_EXT_FILE" \
+			"$dir/dump.log" | show | grep .; then
+		note "unpause_early.so did not unpause the GPU early:"
+		grep -h "unpause_early:" "$dir/dump.log" | head -n 5 | show
+		return 1
+	fi
+	restore_from consist-early "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	if finish consist-early "$pid" "$exp"; then
+		note "the restored run ended with the reference result: an early UNPAUSE went unseen"
+		return 1
+	fi
+	if ! grep -E '^RESULT FAIL gpu [0-9]+: .*expected' "$log" | head -n 1 |
+			show | grep .; then
+		note "the restored run did not fail its own array check (see above)"
+		return 1
+	fi
+	note "as it must, the restored run found a wrong array"
+}
+
 # ---- sparse and incremental images ----
 
 sparse_size=${KFDSIM_E2E_SPARSE_SIZE:-64M}
@@ -1401,6 +1460,7 @@ else
 	run_test leave t_leave
 	run_test consistent t_consistent
 	run_test consistent-leave t_consistent_leave
+	run_test consistent-early t_consistent_early
 	run_test sparse t_sparse
 	run_test incremental t_incremental
 	run_test inc-predump t_inc_predump

@@ -17,8 +17,12 @@
  * tear it down) or it has run a batch; the parent forks the next child.
  *
  * Environment (the defaults are the `make check` smoke run):
- *   KFDSIM_FUZZ_COUNT    blobs to try (default 1000000, i.e. time-bound)
- *   KFDSIM_FUZZ_SECONDS  stop after this long (default 60)
+ *   KFDSIM_FUZZ_COUNT    blobs to try (default 10000, about a minute
+ *                        under TCG); with one job and no time limit, a
+ *                        seed and a count replay the same blobs
+ *   KFDSIM_FUZZ_SECONDS  stop after this long even if COUNT blobs were
+ *                        not tried yet (default 0: no limit but the
+ *                        test's own hang guard)
  *   KFDSIM_FUZZ_SEED     PRNG seed (default: from the clock; printed)
  *   KFDSIM_FUZZ_JOBS     children RESTOREing at once (default 1). With
  *                        more than one, the debugfs counters are compared
@@ -264,7 +268,7 @@ struct fz_run {
 	const struct cw_image *img;
 	struct fz_stats *st;
 	uint64_t count;
-	time_t deadline;
+	time_t deadline;	/* 0: none */
 	bool alone;	/* no other child runs: counters are comparable */
 };
 
@@ -279,6 +283,13 @@ static uint64_t fz_inc(uint64_t *v)
 	st->failed = 1;							\
 	_exit(1);							\
 } while (0)
+
+/* More blobs to try: not COUNT yet, not past the deadline (if any). */
+static bool fz_more(const struct fz_run *r)
+{
+	return r->st->tried < r->count &&
+	       (!r->deadline || time(NULL) < r->deadline);
+}
 
 /* One child: RESTORE blobs until one restores or the batch is done. */
 static void fz_child(const struct fz_run *r)
@@ -308,8 +319,7 @@ static void fz_child(const struct fz_run *r)
 		FZ_FAIL("counters: %s", err);
 	lowfd = lowest_free_fd();
 
-	for (k = 0; k < BATCH && st->tried < r->count &&
-	     time(NULL) < r->deadline; k++) {
+	for (k = 0; k < BATCH && fz_more(r); k++) {
 		blob_from(&b, img, dev);
 		fz_inc(&st->tried);
 		ret = kc_criu(kfd, &b.a);
@@ -401,7 +411,7 @@ TEST_F_TIMEOUT(fz, restore_mutations, 7200)
 	struct timespec t0, t1;
 	uint64_t seed = env_u64("KFDSIM_FUZZ_SEED", 0);
 	uint64_t jobs = env_u64("KFDSIM_FUZZ_JOBS", 1);
-	uint64_t children = 0, running = 0;
+	uint64_t children = 0, running = 0, secs_max;
 	double secs;
 	int status, e;
 	pid_t pid;
@@ -431,21 +441,22 @@ TEST_F_TIMEOUT(fz, restore_mutations, 7200)
 	ASSERT_NE(MAP_FAILED, st);
 	r.img = &self->img;
 	r.st = st;
-	r.count = env_u64("KFDSIM_FUZZ_COUNT", 1000000);
-	r.deadline = time(NULL) + (time_t)env_u64("KFDSIM_FUZZ_SECONDS", 60);
+	r.count = env_u64("KFDSIM_FUZZ_COUNT", 10000);
+	secs_max = env_u64("KFDSIM_FUZZ_SECONDS", 0);
+	r.deadline = secs_max ? time(NULL) + (time_t)secs_max : 0;
 	ASSERT_LE(1, jobs);
 	ASSERT_GE(64, jobs);
 	r.alone = jobs == 1;
-	TH_LOG("seed 0x%llx, %llu jobs, %u BOs, %u objects, %llu bytes of private data",
-	       (unsigned long long)seed, (unsigned long long)jobs,
+	TH_LOG("seed 0x%llx, %llu blobs, %llu jobs, %u BOs, %u objects, %llu bytes of private data",
+	       (unsigned long long)seed, (unsigned long long)r.count,
+	       (unsigned long long)jobs,
 	       self->img.k.num_bos,
 	       self->img.k.num_objects,
 	       (unsigned long long)self->img.k.priv_size);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		bool more = !st->failed && st->tried < r.count &&
-			    time(NULL) < r.deadline;
+		bool more = !st->failed && fz_more(&r);
 
 		if (more && running < jobs) {
 			/* Each child draws from its own stream. */
@@ -486,6 +497,17 @@ TEST_F_TIMEOUT(fz, restore_mutations, 7200)
 	if (st->other_err)
 		TH_LOG("  other errors: %llu", (unsigned long long)st->other_err);
 	EXPECT_EQ(0, st->failed) TH_LOG("%s", st->msg);
+	if (!st->failed && st->tried < r.count)
+		TH_LOG("stopped by KFDSIM_FUZZ_SECONDS=%llu after %llu of %llu blobs",
+		       (unsigned long long)secs_max,
+		       (unsigned long long)st->tried,
+		       (unsigned long long)r.count);
+	/* Without a time limit the run is COUNT blobs long (exactly, alone). */
+	if (!st->failed && !r.deadline) {
+		EXPECT_LE(r.count, st->tried);
+		if (r.alone)
+			EXPECT_EQ(r.count, st->tried);
+	}
 	/* Something restored (the unchanged blobs at least) and failed. */
 	EXPECT_LT(0, st->restored);
 	EXPECT_LT(st->restored, st->tried);
