@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <semaphore.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -32,6 +33,7 @@
 #include "chain.h"
 #include "checksum.h"
 #include "gpu_scan.h"
+#include "hsakmt_shm.h"
 #include "images.h"
 #include "restore_workers.h"
 #include "topology.h"
@@ -1055,6 +1057,140 @@ static void test_parallel_restore_peers(void)
 	two_gpu_teardown(dirfd, src, dst);
 }
 
+/* ---- libhsakmt's shared memory (hsakmt_shm.c) ---- */
+
+/*
+ * kp_hsakmt_shm_save() of this process in a child that gets 10 s: 0 if
+ * it returned 0 and recorded nothing, 1 if it recorded the file, 2 on an
+ * error, 3 if it hung (or crashed).
+ */
+static int hsakmt_save_in_child(void)
+{
+	KfdProcess p = KFD_PROCESS__INIT;
+	void *buf;
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (!pid) {
+		alarm(10);
+		if (kp_hsakmt_shm_save(&p, &buf, getpid()))
+			_exit(2);
+		_exit(p.has_hsakmt_shm_size ? 1 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 3;
+	return WEXITSTATUS(st);
+}
+
+static void test_hsakmt_shm(void)
+{
+	char shm[64], sem[64], shm_path[96], sem_path[96], target[128];
+	static const char data[16] = "0123456789abcdef";
+	KfdProcess p = KFD_PROCESS__INIT;
+	bool root = geteuid() == 0;
+	struct stat st;
+	sem_t *sm;
+	void *buf, *map;
+	mode_t old_umask = umask(022);
+	int fd;
+
+	snprintf(shm, sizeof(shm), "kfd-plugin-test-shm-%d", (int)getpid());
+	snprintf(sem, sizeof(sem), "kfd-plugin-test-sem-%d", (int)getpid());
+	snprintf(shm_path, sizeof(shm_path), "/dev/shm/%s", shm);
+	snprintf(sem_path, sizeof(sem_path), "/dev/shm/sem.%s", sem);
+	snprintf(target, sizeof(target), "%s/hsakmt-target", tmpdir);
+	kp_hsakmt_test_names(shm, sem);
+	unlink(shm_path);
+	unlink(sem_path);
+
+	/* Absent: nothing recorded, no error. */
+	CHECK(hsakmt_save_in_child() == 0);
+
+	/* A FIFO another user put there: no hang, no failure. */
+	CHECK(!mkfifo(shm_path, 0666));
+	CHECK(!root || !chown(shm_path, 65534, 65534));
+	CHECK(hsakmt_save_in_child() == 0);
+	unlink(shm_path);
+
+	/*
+	 * A symlink another user put there, to a file this process holds:
+	 * not followed, not recorded, no failure.
+	 */
+	fd = open(target, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	CHECK(fd >= 0 && write(fd, data, sizeof(data)) == sizeof(data));
+	CHECK(!symlink(target, shm_path));
+	CHECK(!root || !lchown(shm_path, 65534, 65534));
+	CHECK(hsakmt_save_in_child() == 0);
+	close(fd);
+	unlink(shm_path);
+
+	/* A regular file this process neither holds nor maps. */
+	fd = open(shm_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	CHECK(fd >= 0 && write(fd, data, sizeof(data)) == sizeof(data));
+	close(fd);
+	CHECK(hsakmt_save_in_child() == 0);
+
+	/* Held: recorded, contents, mode and owner; no semaphore mapped. */
+	fd = open(shm_path, O_RDONLY | O_CLOEXEC);
+	CHECK(!kp_hsakmt_shm_save(&p, &buf, getpid()));
+	CHECK(p.has_hsakmt_shm_size && p.hsakmt_shm_size == sizeof(data) &&
+	      p.hsakmt_shm.len == sizeof(data) &&
+	      !memcmp(p.hsakmt_shm.data, data, sizeof(data)));
+	CHECK((p.hsakmt_shm_mode & 07777) == 0644 &&
+	      p.hsakmt_shm_uid == geteuid());
+	CHECK(!p.has_hsakmt_sem_mode);
+	free(buf);
+
+	/* Mapped only (no fd), and the semaphore mapped: both recorded. */
+	map = mmap(NULL, sizeof(data), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	sm = sem_open(sem, O_CREAT | O_EXCL, 0640, 1);
+	CHECK(map != MAP_FAILED && sm != SEM_FAILED);
+	p = (KfdProcess)KFD_PROCESS__INIT;
+	CHECK(!kp_hsakmt_shm_save(&p, &buf, getpid()));
+	CHECK(p.has_hsakmt_shm_size && p.has_hsakmt_sem_mode &&
+	      (p.hsakmt_sem_mode & 07777) == 0640);
+	free(buf);
+	munmap(map, sizeof(data));
+	sem_close(sm);
+
+	/*
+	 * Restore where neither exists, of an image that asks for set-id
+	 * and sticky bits: created, without them. The file's record has no
+	 * owner (nothing to chown), the semaphore's has.
+	 */
+	unlink(shm_path);
+	unlink(sem_path);
+	p = (KfdProcess)KFD_PROCESS__INIT;
+	p.has_hsakmt_shm_size = p.has_hsakmt_shm = true;
+	p.hsakmt_shm_size = sizeof(data);
+	p.hsakmt_shm.len = sizeof(data);
+	p.hsakmt_shm.data = (uint8_t *)data;
+	p.has_hsakmt_shm_mode = p.has_hsakmt_sem_mode = true;
+	p.hsakmt_shm_mode = S_IFREG | 04777;
+	p.hsakmt_sem_mode = S_IFREG | 03766;
+	p.has_hsakmt_sem_uid = p.has_hsakmt_sem_gid = true;
+	p.hsakmt_sem_uid = geteuid();
+	p.hsakmt_sem_gid = getegid();
+	CHECK(!kp_hsakmt_shm_restore(&p));
+	CHECK(!stat(shm_path, &st) && (st.st_mode & 07777) == 0777 &&
+	      st.st_size == sizeof(data));
+	CHECK(!stat(sem_path, &st) && (st.st_mode & 07777) == 0766);
+
+	/* Existing ones are someone's: left as they are. */
+	CHECK(!chmod(shm_path, 0600) && !chmod(sem_path, 0640));
+	CHECK(!kp_hsakmt_shm_restore(&p));
+	CHECK(!stat(shm_path, &st) && (st.st_mode & 07777) == 0600);
+	CHECK(!stat(sem_path, &st) && (st.st_mode & 07777) == 0640);
+
+	unlink(shm_path);
+	unlink(sem_path);
+	unlink(target);
+	kp_hsakmt_test_names("hsakmt_shared_mem", "hsakmt_semaphore");
+	umask(old_umask);
+}
+
 /* ---- sparse and incremental images (format 2) ---- */
 
 #define CH	4096u		/* chunk size of these tests */
@@ -1689,6 +1825,7 @@ int main(void)
 	test_copy();
 	test_parallel_restore();
 	test_parallel_restore_peers();
+	test_hsakmt_shm();
 	test_sparse_incremental();
 	test_chunked_slices();
 	test_scan_build();
