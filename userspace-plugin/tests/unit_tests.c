@@ -1384,6 +1384,21 @@ out:
 	return ret;
 }
 
+/* restore_chunked() in a child given 10 s; 1000 if it hung or crashed. */
+static int restore_chunked_in_child(int dirfd, int src)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		alarm(10);
+		_exit(-restore_chunked(dirfd, src) & 0xff);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 1000;
+	return -WEXITSTATUS(st);
+}
+
 /*
  * The same through the parallel restore's workers: the restored process
  * hands over only the BO and its fd; the workers read the chunk map and
@@ -1578,6 +1593,28 @@ static void test_sparse_incremental(void)
 	CHECK(!restore_chunked_parallel(d2, src));
 	put_chunk(src, 4, 0x55);
 	put_chunk(src, 1, 0);
+
+	/*
+	 * The memory of a chain is capped: dump 3's two parents (records
+	 * and chunk maps) need more than 64 bytes, and fit the default.
+	 */
+	kp_chain_max_bytes = 64;
+	CHECK(restore_chunked(d3, src) == -E2BIG);
+	CHECK(strstr(kp_log_last(), "are too large"));
+	kp_chain_max_bytes = KP_MAX_CHAIN_BYTES;
+	CHECK(!restore_chunked(d3, src));
+
+	/* FIFOs for a parent's pages image and a parent image: no hang. */
+	CHECK(!renameat(d1, pages, d1, "saved"));
+	CHECK(!mkfifoat(d1, pages, 0600));
+	CHECK(restore_chunked_in_child(d3, src) == -ENOENT);
+	CHECK(!unlinkat(d1, pages, 0) && !renameat(d1, "saved", d1, pages));
+	CHECK(!renameat(d1, "kfd-1.img", d1, "saved"));
+	CHECK(!mkfifoat(d1, "kfd-1.img", 0600));
+	CHECK(restore_chunked_in_child(d3, src) == -EINVAL);
+	CHECK(!unlinkat(d1, "kfd-1.img", 0) &&
+	      !renameat(d1, "saved", d1, "kfd-1.img"));
+	CHECK(!restore_chunked(d3, src));
 
 	/* A damaged parent: one flipped byte in dump 1's chunk 1, used by 2. */
 	fd = openat(d1, pages, O_RDWR | O_CLOEXEC);
