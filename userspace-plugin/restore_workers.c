@@ -38,8 +38,11 @@
  * 32 random bytes drawn at init, which only the master and its forks
  * (criu's processes) hold in memory; a connection without them is not of
  * this restore: it is answered -EACCES, closed, and changes nothing. One
- * with them but with another uid than the master's is a process of this
- * restore that is refused, which fails the restore. Every connection is
+ * with them but with another uid than the master's (a task restored into
+ * a user namespace) is answered -EPERM before it hands anything over,
+ * and restores its BOs itself, as in a serial restore. Any other
+ * refusal of a process of this restore fails the restore. Every
+ * connection is
  * served at once by one poll() loop (a silent one blocks no other; one
  * that has not said HELLO after KP_RW_HELLO_TIMEOUT_S is dropped, and
  * first when the table is full). Jobs of plain files (KP_RW_JOB_NO_SYNC)
@@ -609,9 +612,9 @@ static int kp_rw_conn_msg(struct kp_rw_conn *c, const union kp_rw_msg *m,
 			return -EACCES;
 		c->authed = true;
 		if (!c->cred_ok) {
-			kp_err("restore workers: process %d of this restore runs as uid %u, not as criu's %u: refused",
-			       (int)c->cr.pid, (unsigned int)c->cr.uid,
-			       (unsigned int)geteuid());
+			kp_warn("restore workers: process %d of this restore runs as uid %u, not as criu's %u: it restores its BO contents itself",
+				(int)c->cr.pid, (unsigned int)c->cr.uid,
+				(unsigned int)geteuid());
 			return -EPERM;
 		}
 		return 0;
@@ -703,11 +706,13 @@ static void kp_rw_conn_end(struct kp_rw_conn *c, int ret)
 			rw.queue = b;
 		rw.tail = b;
 		pthread_cond_signal(&rw.cond);
-	} else if (c->authed) {
-		if (ret != -EPERM)
-			kp_err("restore workers: process %d handed over its BOs only in part: %s",
-			       (int)c->cr.pid, strerror(-ret));
+	} else if (c->authed && ret != -EPERM) {
+		kp_err("restore workers: process %d handed over its BOs only in part: %s",
+		       (int)c->cr.pid, strerror(-ret));
 		kp_rw_record(b, ret);
+	} else if (c->authed) {
+		/* Refused before any BO came: it copies them itself. */
+		kp_rw_free_batch(b);
 	} else {
 		kp_warn("restore workers: a connection from pid %d (uid %u) without this restore's secret: ignored (%s)",
 			(int)c->cr.pid, (unsigned int)c->cr.uid,
@@ -1184,6 +1189,11 @@ int kp_rw_submit(uint32_t image_id, const struct kp_copy_job *jobs,
 	ret = kp_rw_wait_answer(s, ret);
 	free(bm);
 	close(s);
+	if (ret == -EPERM) {
+		kp_info("criu's master takes no BOs from a process of uid %u: restoring the BO contents in this process",
+			(unsigned int)geteuid());
+		return -EAGAIN;
+	}
 	if (ret) {
 		kp_err("cannot hand the BO contents over to criu's master: %s",
 		       strerror(-ret));
