@@ -28,13 +28,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <linux/kcmp.h>
 
 #include "hsakmt_shm.h"
 #include "util.h"
@@ -53,31 +57,60 @@ void kp_hsakmt_test_names(const char *shm, const char *sem)
 	snprintf(kp_sem_path, sizeof(kp_sem_path), KP_SHM_DIR "sem.%s", sem);
 }
 
+/* What an fd of another process is compared with. */
+struct kp_fd_match {
+	const struct stat *st;	/* the same file (device, inode) */
+	int fd;			/* or the same open file as our @fd */
+};
+
+/* Is fd @n of process @pid (entry of @dfd, /proc/@pid/fd) what @m says? */
+static bool kp_fd_matches(pid_t pid, int dfd, int n,
+			  const struct kp_fd_match *m)
+{
+	struct stat fst;
+	char name[16];
+
+	if (!m->st)
+		return !syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, m->fd, n);
+	snprintf(name, sizeof(name), "%d", n);
+	return !fstatat(dfd, name, &fst, 0) && fst.st_dev == m->st->st_dev &&
+	       fst.st_ino == m->st->st_ino;
+}
+
+/* Has process @pid an fd that matches @m? From /proc (nothing opened). */
+static bool kp_proc_has_fd(pid_t pid, const struct kp_fd_match *m)
+{
+	struct dirent *de;
+	bool found = false;
+	char path[64], *end;
+	DIR *dir;
+	long n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	while (dir && !found && (de = readdir(dir))) {
+		n = strtol(de->d_name, &end, 10);
+		found = end != de->d_name && !*end && n >= 0 && n < INT32_MAX &&
+			kp_fd_matches(pid, dirfd(dir), (int)n, m);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
 /*
  * Does process @pid hold an fd of, or map, the file @st describes?
  * Decided by device and inode, from /proc (nothing is opened).
  */
 static bool kp_hsakmt_used(pid_t pid, const struct stat *st)
 {
+	const struct kp_fd_match m = { .st = st };
 	unsigned int maj, min;
 	unsigned long ino;
 	char path[64], line[4096];
-	struct dirent *de;
-	struct stat fst;
-	bool used = false;
-	DIR *dir;
+	bool used = kp_proc_has_fd(pid, &m);
 	FILE *f;
-	int dfd;
 
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	dir = opendir(path);
-	dfd = dir ? dirfd(dir) : -1;
-	while (dir && !used && (de = readdir(dir)))
-		used = de->d_name[0] != '.' &&
-		       !fstatat(dfd, de->d_name, &fst, 0) &&
-		       fst.st_dev == st->st_dev && fst.st_ino == st->st_ino;
-	if (dir)
-		closedir(dir);
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = used ? NULL : fopen(path, "re");
 	/* "start-end perms offset major:minor inode path" */
@@ -134,14 +167,28 @@ static int kp_hsakmt_open(const char *path, pid_t pid, struct stat *st)
 	return -1;
 }
 
-int kp_hsakmt_shm_save(KfdProcess *p, void **buf, pid_t pid)
+int kp_hsakmt_shm_save(KfdProcess *p, void **buf, pid_t pid, int kfd)
 {
+	const struct kp_fd_match holder = { .fd = kfd };
 	size_t len, got = 0;
 	struct stat st;
 	ssize_t n;
 	int fd;
 
 	*buf = NULL;
+	/*
+	 * PROCESS_INFO gives the pid in the process's own pid namespace,
+	 * which criu's /proc may give to another process: it must hold the
+	 * dumped /dev/kfd file.
+	 */
+	if (!pid || !kp_proc_has_fd(pid, &holder)) {
+		struct stat lst;
+
+		if (!lstat(kp_shm_path, &lst))
+			kp_warn("pid %d here is not the process dumped (another pid namespace?): %s not recorded",
+				(int)pid, kp_shm_path);
+		return 0;
+	}
 	fd = kp_hsakmt_open(kp_shm_path, pid, &st);
 	if (fd < 0)
 		return 0;

@@ -22,10 +22,11 @@
 /*
  * Record the shared memory file in @p if it is a regular file process
  * @pid holds or maps (and the semaphore with it, if @pid maps that), its
- * contents in *@buf (free() it after the image is written). Anything
- * else at those names is warned about and not recorded. 0, or -ENOMEM.
+ * contents in *@buf (free() it after the image is written). @kfd is a
+ * file of the process (its /dev/kfd): @pid counts only if /proc/@pid has
+ * it. Anything else is warned about and not recorded. 0, or -ENOMEM.
  */
-int kp_hsakmt_shm_save(KfdProcess *p, void **buf, pid_t pid);
+int kp_hsakmt_shm_save(KfdProcess *p, void **buf, pid_t pid, int kfd);
 /* Create the file and the semaphore if @p recorded them and they are gone. */
 int kp_hsakmt_shm_restore(const KfdProcess *p);
 

@@ -1076,7 +1076,7 @@ static int hsakmt_save_in_child(void)
 	pid = fork();
 	if (!pid) {
 		alarm(10);
-		if (kp_hsakmt_shm_save(&p, &buf, getpid()))
+		if (kp_hsakmt_shm_save(&p, &buf, getpid(), 0))
 			_exit(2);
 		_exit(p.has_hsakmt_shm_size ? 1 : 0);
 	}
@@ -1135,7 +1135,10 @@ static void test_hsakmt_shm(void)
 
 	/* Held: recorded, contents, mode and owner; no semaphore mapped. */
 	fd = open(shm_path, O_RDONLY | O_CLOEXEC);
-	CHECK(!kp_hsakmt_shm_save(&p, &buf, getpid()));
+	/* Not the process the file given is of: nothing recorded. */
+	CHECK(!kp_hsakmt_shm_save(&p, &buf, getppid(), fd) &&
+	      !p.has_hsakmt_shm_size);
+	CHECK(!kp_hsakmt_shm_save(&p, &buf, getpid(), fd));
 	CHECK(p.has_hsakmt_shm_size && p.hsakmt_shm_size == sizeof(data) &&
 	      p.hsakmt_shm.len == sizeof(data) &&
 	      !memcmp(p.hsakmt_shm.data, data, sizeof(data)));
@@ -1150,7 +1153,7 @@ static void test_hsakmt_shm(void)
 	sm = sem_open(sem, O_CREAT | O_EXCL, 0640, 1);
 	CHECK(map != MAP_FAILED && sm != SEM_FAILED);
 	p = (KfdProcess)KFD_PROCESS__INIT;
-	CHECK(!kp_hsakmt_shm_save(&p, &buf, getpid()));
+	CHECK(!kp_hsakmt_shm_save(&p, &buf, getpid(), 0));
 	CHECK(p.has_hsakmt_shm_size && p.has_hsakmt_sem_mode &&
 	      (p.hsakmt_sem_mode & 07777) == 0640);
 	free(buf);
