@@ -18,6 +18,8 @@
 
 #define KP_NO_OFF	UINT64_MAX
 
+uint64_t kp_chain_max_bytes = KP_MAX_CHAIN_BYTES;
+
 /*
  * Follow @depth "parent" links from @dirfd, adding them to @prefix (also
  * those that fail, for the message). A new fd, or -errno.
@@ -81,9 +83,25 @@ static int kp_chain_check_refs(const struct kp_chain *c,
 	return 0;
 }
 
+/*
+ * Charge @n bytes of the chain's memory to *@bytes: -E2BIG, logged for
+ * the image @where, once the whole chain would hold more than
+ * kp_chain_max_bytes.
+ */
+static int kp_chain_charge(uint64_t *bytes, uint64_t n, const char *where)
+{
+	if (n > kp_chain_max_bytes || *bytes > kp_chain_max_bytes - n) {
+		kp_err("the parent images up to %s are too large: more than %" PRIu64 " bytes of records and chunk maps together",
+		       where, kp_chain_max_bytes);
+		return -E2BIG;
+	}
+	*bytes += n;
+	return 0;
+}
+
 /* Open the pages images of @c and place every DATA chunk in them. */
 static int kp_chain_pages(struct kp_chain *c, int dirfd, const char *prefix,
-			  uint32_t id)
+			  uint32_t id, uint64_t *bytes)
 {
 	const KfdProcess *p = c->p;
 	char name[KP_NAME_LEN];
@@ -107,6 +125,9 @@ static int kp_chain_pages(struct kp_chain *c, int dirfd, const char *prefix,
 			    !b->has_contents)
 				continue;
 			n = kp_nchunks(b->size, p->chunk_size);
+			if (kp_chain_charge(bytes, n * sizeof(uint64_t),
+					    c->where))
+				return -E2BIG;
 			c->off[i] = malloc(n * sizeof(uint64_t));
 			if (!c->off[i])
 				return -ENOMEM;
@@ -123,10 +144,10 @@ static int kp_chain_pages(struct kp_chain *c, int dirfd, const char *prefix,
 			continue;
 		kp_name_pages(name, id, p->devices[d]->user_gpu_id);
 		snprintf(c->pages_name[d], KP_WHERE_LEN, "%s%s", prefix, name);
-		c->pages[d] = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+		c->pages[d] = kp_img_openat(dirfd, name);
 		if (c->pages[d] < 0) {
 			kp_err("parent pages image %s is missing: %s",
-			       c->pages_name[d], strerror(errno));
+			       c->pages_name[d], strerror(-c->pages[d]));
 			return -ENOENT;
 		}
 		if (fstat(c->pages[d], &st) || (uint64_t)st.st_size != total) {
@@ -141,11 +162,12 @@ static int kp_chain_pages(struct kp_chain *c, int dirfd, const char *prefix,
 /* The parent of @child, in @dirfd (@prefix from the top directory). */
 static int kp_chain_link(int dirfd, const char *prefix,
 			 const char *child_where, const KfdProcess *child,
-			 uint32_t used, struct kp_chain **out)
+			 uint32_t used, uint64_t *bytes, struct kp_chain **out)
 {
 	char dir[KP_DIR_LEN], name[KP_NAME_LEN];
 	struct kp_chain *c = NULL;
 	KfdHeader *h = NULL;
+	struct stat st;
 	int fd = -1, img = -1, ret;
 
 	*out = NULL;
@@ -169,9 +191,9 @@ static int kp_chain_link(int dirfd, const char *prefix,
 		goto err;
 	kp_name_kfd(name, child->parent_image);
 	snprintf(c->where, sizeof(c->where), "%s%s", dir, name);
-	img = openat(fd, name, O_RDONLY | O_CLOEXEC);
+	img = kp_img_openat(fd, name);
 	if (img < 0) {
-		ret = -errno;
+		ret = img;
 		kp_err("image %s is incremental, but its parent image %s is missing: %s",
 		       child_where, c->where, strerror(-ret));
 		goto err;
@@ -188,6 +210,12 @@ static int kp_chain_link(int dirfd, const char *prefix,
 		goto err;
 	}
 	c->dump_id = h->dump_id;
+	/* The record is at most the file: charge that before reading it. */
+	ret = fstat(img, &st) ? -errno :
+	      kp_chain_charge(bytes, (uint64_t)st.st_size, c->where);
+	if (ret)
+		goto err;
+	ret = -EIO;
 	c->p = kp_read_process(img, c->where, h);
 	if (!c->p)
 		goto err;
@@ -198,10 +226,11 @@ static int kp_chain_link(int dirfd, const char *prefix,
 	}
 	ret = kp_chain_check_refs(c, child, child_where);
 	if (!ret)
-		ret = kp_chain_pages(c, fd, dir, child->parent_image);
+		ret = kp_chain_pages(c, fd, dir, child->parent_image, bytes);
 	if (!ret)
 		ret = kp_chain_link(fd, dir, c->where, c->p,
-				    used + child->parent_depth, &c->parent);
+				    used + child->parent_depth, bytes,
+				    &c->parent);
 	if (ret)
 		goto err;
 	kfd_header__free_unpacked(h, NULL);
@@ -222,7 +251,9 @@ err:
 int kp_chain_open(int dirfd, const char *where, const KfdProcess *p,
 		  struct kp_chain **out)
 {
-	return kp_chain_link(dirfd, "", where, p, 0, out);
+	uint64_t bytes = 0;
+
+	return kp_chain_link(dirfd, "", where, p, 0, &bytes, out);
 }
 
 void kp_chain_free(struct kp_chain *c)
@@ -319,7 +350,7 @@ static KfdProcess *kp_base_scan(int fd, const char *prefix, uint32_t pid,
 	while (!p && (de = readdir(dir))) {
 		if (!kp_parse_name_kfd(de->d_name, &id))
 			continue;
-		img = openat(fd, de->d_name, O_RDONLY | O_CLOEXEC);
+		img = kp_img_openat(fd, de->d_name);
 		if (img < 0)
 			continue;
 		snprintf(where, sizeof(where), "%s", prefix);

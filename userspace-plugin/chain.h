@@ -29,6 +29,14 @@
 #define KP_DIR_LEN	(KP_MAX_PARENT_DEPTH * 7 + 1)
 #define KP_WHERE_LEN	(KP_DIR_LEN + KP_NAME_LEN)
 
+/*
+ * The memory a restore gives one image's chain of parents: their process
+ * records (up to KP_MAX_PROCESS_RECORD each, and KP_MAX_PARENT_DEPTH of
+ * them) and chunk offsets together. Variable for the unit tests.
+ */
+#define KP_MAX_CHAIN_BYTES	(1ULL << 30)
+extern uint64_t kp_chain_max_bytes;
+
 /* One image of a chain. */
 struct kp_chain {
 	char where[KP_WHERE_LEN];	/* "parent/kfd-3.img", for messages */

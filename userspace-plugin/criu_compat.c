@@ -23,8 +23,17 @@
  *    the presence of rpc_query_external_files(), which 3.19 added;
  *  - the inventory's plugin list (4.1) is add_inventory_plugin() and
  *    check_and_remove_inventory_plugin(), called through dlsym() pointers;
- *  - the retry argument of RESTORE_EXT_FILE came with RESTORE_INIT and
- *    DUMP_DEVICES_LATE into criu-dev: assumed with 15 hooks or more.
+ *  - the retry argument of RESTORE_EXT_FILE: criu exports no symbol that
+ *    tells (its commit, "files-ext: Allow plugin files to retry", only
+ *    changed a static function and the header). It came into criu-dev
+ *    after 4.2 in the same series as the RESTORE_INIT hook (13), which
+ *    criu calls in its master at restore right after the plugins' init,
+ *    before it forks any task; no criu has one without the other. So
+ *    the plugin registers RESTORE_INIT, and only when criu calls it does
+ *    it switch its RESTORE_EXT_FILE to the (id, &retry_needed) variant
+ *    (plugin.c), which the restored tasks, forked later, inherit. A criu
+ *    that never calls hook 13 (however many hooks its cr_plugin_ctl
+ *    seems to have) gets the (int id) hook, which writes through nothing.
  *
  * When cr_plugin_ctl cannot be found (not inside criu: kfd-inspect, the
  * unit tests), everything stays at what criu 3.17 offers.
@@ -73,7 +82,7 @@ void kp_criu_detect(void)
 	}
 	kp_criu.vma_fd_owned = kp_criu.hooks > CRIU_HOOK_COUNT_OLDEST ||
 		dlsym(RTLD_DEFAULT, "rpc_query_external_files");
-	kp_criu.restore_retry_arg = kp_criu.hooks >= CRIU_HOOK_COUNT;
+	kp_criu.restore_retry_arg = false;	/* until RESTORE_INIT */
 	*(void **)&kp_criu.add_inventory_plugin =
 		dlsym(RTLD_DEFAULT, "add_inventory_plugin");
 	*(void **)&kp_criu.check_and_remove_inventory_plugin =

@@ -19,7 +19,10 @@ struct kp_criu {
 	const char *how;
 	/* criu >= 3.19 closes the fd UPDATE_VMA_MAP returns. */
 	bool vma_fd_owned;
-	/* RESTORE_EXT_FILE has the bool *retry_needed argument (criu-dev). */
+	/*
+	 * RESTORE_EXT_FILE has the bool *retry_needed argument (criu-dev):
+	 * set when criu calls RESTORE_INIT (criu_compat.c).
+	 */
 	bool restore_retry_arg;
 	/* criu >= 4.1: the inventory's list of plugins a dump needs. */
 	int (*add_inventory_plugin)(const char *name);

@@ -76,6 +76,8 @@ typedef int (*criu_update_vma_map_fn)(const char *path, uint64_t addr,
 typedef int (*criu_resume_devices_late_fn)(int pid);
 /* criu-dev: after every task's files and memory were dumped (root pid). */
 typedef int (*criu_dump_devices_late_fn)(int pid);
+/* criu-dev: in the master at restore, after the plugins' init. */
+typedef int (*criu_restore_init_fn)(void);
 
 /* The layout of CR_PLUGIN_DESC. Unused hooks stay NULL. */
 struct plugin_desc {

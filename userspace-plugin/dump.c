@@ -537,7 +537,7 @@ static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
 	p.bos = pbos;
 	p.priv_data.len = c->args.priv_data_size;
 	p.priv_data.data = c->priv;
-	ret = kp_hsakmt_shm_save(&p, &shm);
+	ret = kp_hsakmt_shm_save(&p, &shm, (pid_t)pid, c->fd);
 	if (ret) {
 		kp_err("cannot read libhsakmt's shared memory: %s",
 		       strerror(-ret));

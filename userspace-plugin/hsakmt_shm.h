@@ -10,6 +10,8 @@
 #ifndef KP_HSAKMT_SHM_H
 #define KP_HSAKMT_SHM_H
 
+#include <sys/types.h>
+
 #include "kfd_image.pb-c.h"
 
 /* Largest shared memory file whose contents a dump keeps. */
@@ -18,11 +20,17 @@
 #define KP_HSAKMT_SHM_SIZE_MAX	(16 * 1024 * 1024)
 
 /*
- * Record the shared memory file in @p, if it exists, its contents in
- * *@buf (free() it after the image is written). 0 or -errno.
+ * Record the shared memory file in @p if it is a regular file process
+ * @pid holds or maps (and the semaphore with it, if @pid maps that), its
+ * contents in *@buf (free() it after the image is written). @kfd is a
+ * file of the process (its /dev/kfd): @pid counts only if /proc/@pid has
+ * it. Anything else is warned about and not recorded. 0, or -ENOMEM.
  */
-int kp_hsakmt_shm_save(KfdProcess *p, void **buf);
+int kp_hsakmt_shm_save(KfdProcess *p, void **buf, pid_t pid, int kfd);
 /* Create the file and the semaphore if @p recorded them and they are gone. */
 int kp_hsakmt_shm_restore(const KfdProcess *p);
+
+/* Unit tests: /dev/shm/@shm and the semaphore @sem instead of libhsakmt's. */
+void kp_hsakmt_test_names(const char *shm, const char *sem);
 
 #endif /* KP_HSAKMT_SHM_H */

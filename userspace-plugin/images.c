@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/kfd_ioctl.h>
 
@@ -110,11 +111,29 @@ int kp_img_create(const char *name)
 	return fd;
 }
 
+int kp_img_openat(int dirfd, const char *name)
+{
+	struct stat st;
+	int fd;
+
+	/*
+	 * Without blocking: a FIFO under an image's name would otherwise
+	 * hang the open until someone writes to it.
+	 */
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		kp_err("image %s is not a regular file", name);
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 int kp_img_open(const char *name)
 {
-	int fd = openat(kp_image_dir(), name, O_RDONLY | O_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
+	return kp_img_openat(kp_image_dir(), name);
 }
 
 /* ---- records ---- */

@@ -53,8 +53,13 @@ int kp_image_dir(void);
 
 /* Create (truncate) an image for writing; fd or -errno. */
 int kp_img_create(const char *name);
-/* Open an image for reading; fd or -errno (-ENOENT if absent). */
+/*
+ * Open an image for reading; fd or -errno (-ENOENT if absent; -EINVAL,
+ * logged, if it is no regular file). Never blocks (a FIFO is refused).
+ */
 int kp_img_open(const char *name);
+/* The same in directory @dirfd (parent images). */
+int kp_img_openat(int dirfd, const char *name);
 
 /* A record: the 8-byte length, then @len bytes. */
 int kp_record_write(int fd, const void *data, size_t len);

@@ -67,10 +67,9 @@ static int kp_init(int stage)
 		 stage, (unsigned long long)kp_config.max_buffer,
 		 kp_copy_mode_name(kp_config.copy_mode),
 		 kp_config.chunk_size);
-	kp_debug("criu has %u hooks (%s), this plugin uses %u; UPDATE_VMA_MAP fd owned by criu: %s, RESTORE_EXT_FILE retry: %s, inventory plugin list: %s",
+	kp_debug("criu has %u hooks (%s), this plugin uses %u; UPDATE_VMA_MAP fd owned by criu: %s, inventory plugin list: %s",
 		 kp_criu.hooks, kp_criu.how, CR_PLUGIN_DESC.max_hooks,
 		 kp_criu.vma_fd_owned ? "yes" : "no",
-		 kp_criu.restore_retry_arg ? "yes" : "no",
 		 kp_criu.add_inventory_plugin ? "yes" : "no");
 	/* In CRIU's master, before it forks anything (restore_workers.c). */
 	if (stage == CRIU_STAGE_RESTORE)
@@ -175,6 +174,20 @@ static int kp_hook_resume_devices_late(int pid)
 }
 
 /*
+ * criu-dev, in the master at restore, before any task is forked: this
+ * criu passes RESTORE_EXT_FILE a retry argument (criu_compat.c), so the
+ * hook that takes it replaces the one that does not. Always "not mine",
+ * so that every other plugin gets the hook too.
+ */
+static int kp_hook_restore_init(void)
+{
+	kp_criu.restore_retry_arg = true;
+	CR_PLUGIN_DESC.hooks[CRIU_HOOK_RESTORE_EXT_FILE] =
+		(void *)kp_hook_restore_ext_file_retry;
+	return -ENOTSUP;
+}
+
+/*
  * criu-dev, after every task's files and memory were dumped: let the
  * dumped processes' queues run again. Always "not mine", so that every
  * other plugin gets the hook too.
@@ -201,6 +214,8 @@ static const criu_restore_ext_file_retry_fn kp_sig6 __attribute__((unused)) =
 	kp_hook_restore_ext_file_retry;
 static const criu_dump_devices_late_fn kp_sig7 __attribute__((unused)) =
 	kp_hook_dump_devices_late;
+static const criu_restore_init_fn kp_sig8 __attribute__((unused)) =
+	kp_hook_restore_init;
 
 /*
  * The one symbol the plugin exports. It declares the 10 hooks every CRIU
@@ -221,6 +236,7 @@ struct plugin_desc CR_PLUGIN_DESC = {
 		[CRIU_HOOK_UPDATE_VMA_MAP] = (void *)kp_hook_update_vma_map,
 		[CRIU_HOOK_RESUME_DEVICES_LATE] =
 			(void *)kp_hook_resume_devices_late,
+		[CRIU_HOOK_RESTORE_INIT] = (void *)kp_hook_restore_init,
 		[CRIU_HOOK_DUMP_DEVICES_LATE] =
 			(void *)kp_hook_dump_devices_late,
 	},
@@ -236,7 +252,5 @@ static void kp_load(void)
 	kp_criu_detect();
 	CR_PLUGIN_DESC.max_hooks = KP_MIN(kp_criu.hooks,
 					  (unsigned int)CRIU_HOOK_COUNT);
-	if (kp_criu.restore_retry_arg)
-		CR_PLUGIN_DESC.hooks[CRIU_HOOK_RESTORE_EXT_FILE] =
-			(void *)kp_hook_restore_ext_file_retry;
+	/* RESTORE_EXT_FILE's retry variant: only from RESTORE_INIT on. */
 }

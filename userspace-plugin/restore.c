@@ -567,9 +567,18 @@ static int kp_reopen_kfd(void)
 	return kp_kfd_open();
 }
 
-static int kp_restore_kfd_image(uint32_t id, bool must_exist);
+/*
+ * Aliases a restore follows from one image. The plugin writes an alias
+ * only of a PROCESS image (one step); a longer path is a damaged or
+ * crafted image, and a cycle would recurse until the stack ran out.
+ */
+#define KP_MAX_ALIAS_DEPTH	8
 
-static int kp_restore_alias(uint32_t id, const KfdHeader *h)
+static int kp_restore_kfd_image(uint32_t id, bool must_exist,
+				unsigned int depth);
+
+static int kp_restore_alias(uint32_t id, const KfdHeader *h,
+			    unsigned int depth)
 {
 	if (h->alias_of == id) {
 		kp_err("image kfd-%u.img is corrupt: an alias of itself", id);
@@ -577,10 +586,16 @@ static int kp_restore_alias(uint32_t id, const KfdHeader *h)
 	}
 	if (kp_was_restored(h->alias_of))
 		return kp_reopen_kfd();
-	return kp_restore_kfd_image(h->alias_of, true);
+	if (depth >= KP_MAX_ALIAS_DEPTH) {
+		kp_err("image kfd-%u.img is corrupt: more than %u aliases to follow (a cycle?)",
+		       id, KP_MAX_ALIAS_DEPTH);
+		return -ELOOP;
+	}
+	return kp_restore_kfd_image(h->alias_of, true, depth + 1);
 }
 
-static int kp_restore_kfd_image(uint32_t id, bool must_exist)
+static int kp_restore_kfd_image(uint32_t id, bool must_exist,
+				unsigned int depth)
 {
 	char name[KP_NAME_LEN];
 	KfdHeader *h;
@@ -612,7 +627,7 @@ static int kp_restore_kfd_image(uint32_t id, bool must_exist)
 		      kp_restore_process(id, img, name, h);
 		break;
 	case KFD_IMAGE_KIND__KFD_IMAGE_ALIAS:
-		ret = kp_restore_alias(id, h);
+		ret = kp_restore_alias(id, h, depth);
 		break;
 	default:
 		kp_err("image %s is corrupt: not a /dev/kfd image", name);
@@ -674,7 +689,7 @@ int kp_restore_file(int id)
 	int img, ret;
 
 	kp_rs_get();
-	ret = kp_restore_kfd_image((uint32_t)id, false);
+	ret = kp_restore_kfd_image((uint32_t)id, false, 0);
 	if (ret != -ENOTSUP)
 		return ret;
 	kp_name_render(name, (uint32_t)id);

@@ -31,8 +31,22 @@
  * unix socket (SOCK_SEQPACKET) named with its pid and 64 random bits; the
  * processes, clones of the master, know the name. A process that cannot
  * connect (restored into another network namespace) copies its BOs
- * itself, as in a serial restore. Only peers with the master's uid are
- * served.
+ * itself, as in a serial restore.
+ *
+ * Who may hand over. The name is listed in /proc/net/unix, so anyone in
+ * the network namespace can connect. A hand-over starts with HELLO and
+ * 32 random bytes drawn at init, which only the master and its forks
+ * (criu's processes) hold in memory; a connection without them is not of
+ * this restore: it is answered -EACCES, closed, and changes nothing. One
+ * with them but with another uid than the master's (a task restored into
+ * a user namespace) is answered -EPERM before it hands anything over,
+ * and restores its BOs itself, as in a serial restore. Any other
+ * refusal of a process of this restore fails the restore. Every
+ * connection is
+ * served at once by one poll() loop (a silent one blocks no other; one
+ * that has not said HELLO after KP_RW_HELLO_TIMEOUT_S is dropped, and
+ * first when the table is full). Jobs of plain files (KP_RW_JOB_NO_SYNC)
+ * are refused outside the unit tests.
  *
  * The threads start at plugin init, before CRIU forks the root task, and
  * stay blocked in poll() and pthread_cond_wait() (holding no lock) until
@@ -42,7 +56,11 @@
  *
  * One connection carries one RESTORE's contents: a JOB message per GPU
  * (its pages image, render node and copy mode), its BOs in BOS messages of
- * up to KP_RW_MAX_FDS entries with their dma-buf fds, then END.
+ * up to KP_RW_MAX_FDS entries with their dma-buf fds, then END; one job
+ * per GPU, its pages image named with that GPU. The master then answers
+ * ACK with 0 (it has every BO: failures from here on are reported at
+ * RESUME) or -errno, and the process fails its RESTORE_EXT_FILE unless
+ * the answer is 0: a hand-over nobody confirmed never counts as done.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -77,11 +95,19 @@
 #define KP_RW_FD_TABLE		32768
 /* A peer that stops sending in the middle of a hand-over. */
 #define KP_RW_RECV_TIMEOUT_S	300
+/* A peer must say it is of this restore (KP_RW_HELLO) this fast. */
+#define KP_RW_HELLO_TIMEOUT_S	30
+/* Connections served at once. */
+#define KP_RW_MAX_CONNS		256
+/* Bytes of the secret only this restore's processes know. */
+#define KP_RW_SECRET_LEN	32
 
 enum kp_rw_type {
 	KP_RW_JOB = 1,
 	KP_RW_BOS = 2,
 	KP_RW_END = 3,
+	KP_RW_HELLO = 4,	/* first: the secret */
+	KP_RW_ACK = 5,		/* the master's answer, last */
 };
 
 #define KP_RW_JOB_NO_SYNC	1u	/* plain files, not dma-bufs (tests) */
@@ -122,8 +148,21 @@ struct kp_rw_end_msg {
 	uint32_t njobs;
 };
 
+struct kp_rw_hello_msg {
+	struct kp_rw_hdr h;
+	uint8_t secret[KP_RW_SECRET_LEN];
+};
+
+/* 0: the master has every BO and will copy them; else -errno. */
+struct kp_rw_ack_msg {
+	struct kp_rw_hdr h;
+	int32_t status;
+	uint32_t pad;
+};
+
 union kp_rw_msg {
 	struct kp_rw_hdr h;
+	struct kp_rw_hello_msg hello;
 	struct kp_rw_job_msg job;
 	struct kp_rw_bos_msg bos;
 	struct kp_rw_end_msg end;
@@ -146,12 +185,24 @@ struct kp_rw_batch {
 	struct kp_chain *chain;
 };
 
+/* A connection the master serves. */
+struct kp_rw_conn {
+	int fd;
+	struct ucred cr;	/* SO_PEERCRED */
+	bool cred_ok;		/* the master's uid */
+	bool authed;		/* it sent the secret */
+	uint64_t deadline;	/* ms, CLOCK_MONOTONIC */
+	struct kp_rw_batch *b;
+};
+
 static struct {
 	/* set in the master, inherited by the restored processes */
 	bool started;
 	pid_t master;
 	struct sockaddr_un addr;
 	socklen_t addrlen;
+	uint8_t secret[KP_RW_SECRET_LEN];
+	bool test_mode;		/* kp_rw_test_mode() */
 
 	/* the master only */
 	int lsk;
@@ -429,7 +480,8 @@ static void *kp_rw_worker(void *arg)
 
 /*
  * One message of a hand-over, with its fds (closed again on any error).
- * Returns its length, 0 at the end of the connection, or -errno.
+ * Returns its length, -EAGAIN if none is waiting, 0 at the end of the
+ * connection, or another -errno.
  */
 static ssize_t kp_rw_recv(int c, union kp_rw_msg *m, int *fds,
 			  unsigned int *nfds)
@@ -451,10 +503,10 @@ static ssize_t kp_rw_recv(int c, union kp_rw_msg *m, int *fds,
 
 	*nfds = 0;
 	do
-		len = recvmsg(c, &mh, MSG_CMSG_CLOEXEC);
+		len = recvmsg(c, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	while (len < 0 && errno == EINTR);
 	if (len < 0)
-		return -errno;
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 			continue;
@@ -489,8 +541,16 @@ static int kp_rw_take_job(struct kp_rw_batch *b, const struct kp_rw_job_msg *m)
 	    (m->flags & ~(KP_RW_JOB_NO_SYNC | KP_RW_JOB_CHUNKED)) ||
 	    m->pad || strnlen(m->image, KP_NAME_LEN) == KP_NAME_LEN ||
 	    !kp_parse_name_pages(m->image, &id, &gpu) ||
+	    gpu != m->gpu_id ||
 	    (b->njobs && id != b->image_id) ||
 	    (b->njobs && b->chunked != !!(m->flags & KP_RW_JOB_CHUNKED)))
+		return -EPROTO;
+	/* One job per GPU: a second would load the same BOs twice. */
+	for (k = 0; k < b->njobs; k++)
+		if (b->jobs[k].gpu_id == m->gpu_id)
+			return -EPROTO;
+	/* Plain files instead of dma-bufs: only the unit tests do that. */
+	if ((m->flags & KP_RW_JOB_NO_SYNC) && !rw.test_mode)
 		return -EPROTO;
 	b->image_id = id;
 	j = &b->jobs[b->njobs];
@@ -511,150 +571,293 @@ static int kp_rw_take_job(struct kp_rw_batch *b, const struct kp_rw_job_msg *m)
 	return 0;
 }
 
-/* Read a whole hand-over from @c into @b. 0 or -errno. */
-static int kp_rw_read_batch(int c, struct kp_rw_batch *b)
+static uint64_t kp_rw_now_ms(void)
 {
-	const size_t bos_head = offsetof(struct kp_rw_bos_msg, bo);
-	union kp_rw_msg *m;
-	struct kp_copy_job *j;
-	int fds[KP_RW_MAX_FDS];
-	unsigned int nfds, i, n;
-	bool full;
-	ssize_t len;
-	int ret = 0;
+	struct timespec t;
 
-	m = malloc(sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	for (;;) {
-		len = kp_rw_recv(c, m, fds, &nfds);
-		if (len <= 0) {
-			ret = len ? (int)len : -EPIPE;
-			break;
-		}
-		ret = -EPROTO;
-		if ((size_t)len < sizeof(m->h) || m->h.magic != KP_RW_MAGIC)
-			break;
-		j = b->njobs ? &b->jobs[b->njobs - 1] : NULL;
-		full = !j || j->nbos == b->want[b->njobs - 1];
-		if (m->h.type == KP_RW_END) {
-			if ((size_t)len == sizeof(m->end) && !nfds && j &&
-			    full && m->end.image_id == b->image_id &&
-			    m->end.njobs == b->njobs)
-				ret = 0;
-			break;
-		}
-		if (m->h.type == KP_RW_JOB) {
-			if ((size_t)len != sizeof(m->job) || nfds || !full)
-				break;
-			ret = kp_rw_take_job(b, &m->job);
-			if (ret)
-				break;
-			continue;
-		}
-		if (m->h.type != KP_RW_BOS || !j || (size_t)len < bos_head)
-			break;
-		n = m->bos.n;
-		if (!n || n != nfds || m->bos.pad ||
-		    (size_t)len != bos_head + n * sizeof(m->bos.bo[0]) ||
-		    n > b->want[b->njobs - 1] - j->nbos)
-			break;
-		for (i = 0; i < n; i++) {
-			struct kp_copy_bo *bo = &j->bos[j->nbos++];
-
-			bo->addr = m->bos.bo[i].addr;
-			bo->size = m->bos.bo[i].size;
-			bo->checksum = m->bos.bo[i].checksum;
-			bo->dmabuf_fd = fds[i];
-		}
-		b->nbos += n;
-		nfds = 0;
-	}
-	for (i = 0; i < nfds; i++)
-		close(fds[i]);
-	free(m);
-	return ret;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-/* Serve one connection: a whole RESTORE's contents, then queue them. */
-static void kp_rw_serve(int c)
+/* Does @s hold this restore's secret? In constant time. */
+static bool kp_rw_secret_ok(const uint8_t *s)
 {
-	struct timeval tv = { .tv_sec = KP_RW_RECV_TIMEOUT_S };
-	struct ucred cr;
-	socklen_t l = sizeof(cr);
-	struct kp_rw_batch *b;
+	uint8_t diff = 0;
+	unsigned int i;
+
+	for (i = 0; i < KP_RW_SECRET_LEN; i++)
+		diff |= s[i] ^ rw.secret[i];
+	return !diff;
+}
+
+/*
+ * Message @m of connection @c, with @nfds fds (taken: *nfds set to 0).
+ * 0 to go on, 1 when the hand-over is complete, or -errno.
+ */
+static int kp_rw_conn_msg(struct kp_rw_conn *c, const union kp_rw_msg *m,
+			  size_t len, const int *fds, unsigned int *nfds)
+{
+	const size_t bos_head = offsetof(struct kp_rw_bos_msg, bo);
+	struct kp_rw_batch *b = c->b;
+	struct kp_copy_job *j;
+	unsigned int i, n;
+	bool full;
+
+	if (len < sizeof(m->h) || m->h.magic != KP_RW_MAGIC)
+		return c->authed ? -EPROTO : -EACCES;
+	if (!c->authed) {
+		/* Only criu's own processes hold the secret. */
+		if (m->h.type != KP_RW_HELLO || len != sizeof(m->hello) ||
+		    *nfds || !kp_rw_secret_ok(m->hello.secret))
+			return -EACCES;
+		c->authed = true;
+		if (!c->cred_ok) {
+			kp_warn("restore workers: process %d of this restore runs as uid %u, not as criu's %u: it restores its BO contents itself",
+				(int)c->cr.pid, (unsigned int)c->cr.uid,
+				(unsigned int)geteuid());
+			return -EPERM;
+		}
+		return 0;
+	}
+	j = b->njobs ? &b->jobs[b->njobs - 1] : NULL;
+	full = !j || j->nbos == b->want[b->njobs - 1];
+	if (m->h.type == KP_RW_END)
+		return len == sizeof(m->end) && !*nfds && j && full &&
+		       m->end.image_id == b->image_id &&
+		       m->end.njobs == b->njobs ? 1 : -EPROTO;
+	if (m->h.type == KP_RW_JOB) {
+		if (len != sizeof(m->job) || *nfds || !full)
+			return -EPROTO;
+		return kp_rw_take_job(b, &m->job);
+	}
+	if (m->h.type != KP_RW_BOS || !j || len < bos_head)
+		return -EPROTO;
+	n = m->bos.n;
+	if (!n || n != *nfds || m->bos.pad ||
+	    len != bos_head + n * sizeof(m->bos.bo[0]) ||
+	    n > b->want[b->njobs - 1] - j->nbos)
+		return -EPROTO;
+	for (i = 0; i < n; i++) {
+		struct kp_copy_bo *bo = &j->bos[j->nbos++];
+
+		bo->addr = m->bos.bo[i].addr;
+		bo->size = m->bos.bo[i].size;
+		bo->checksum = m->bos.bo[i].checksum;
+		bo->dmabuf_fd = fds[i];
+	}
+	b->nbos += n;
+	*nfds = 0;
+	return 0;
+}
+
+/* The waiting messages of @c: 0 to go on, 1 when complete, or -errno. */
+static int kp_rw_conn_read(struct kp_rw_conn *c, union kp_rw_msg *m,
+			   int *fds)
+{
+	unsigned int nfds, i;
+	ssize_t len;
 	int ret;
 
-	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) ||
-	    cr.uid != geteuid()) {
-		kp_warn("restore workers: a connection not from a process of this restore: ignored");
-		close(c);
-		return;
+	for (;;) {
+		len = kp_rw_recv(c->fd, m, fds, &nfds);
+		if (len == -EAGAIN)
+			return 0;
+		if (len <= 0)
+			return len ? (int)len : c->authed ? -EPIPE : -EACCES;
+		ret = kp_rw_conn_msg(c, m, (size_t)len, fds, &nfds);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		if (ret)
+			return ret;
+		c->deadline = kp_rw_now_ms() + KP_RW_RECV_TIMEOUT_S * 1000;
 	}
-	b = calloc(1, sizeof(*b));
-	if (!b) {
-		close(c);
-		pthread_mutex_lock(&rw.lock);
-		rw.nfailed++;
-		if (!rw.result)
-			rw.result = -ENOMEM;
-		pthread_mutex_unlock(&rw.lock);
-		return;
-	}
-	b->pid = cr.pid;
-	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	ret = kp_rw_read_batch(c, b);
-	close(c);
+}
+
+/* Tell the peer of @fd how its hand-over went (it may be gone). */
+static void kp_rw_answer(int fd, int status)
+{
+	struct kp_rw_ack_msg a = {
+		.h = { .magic = KP_RW_MAGIC, .type = KP_RW_ACK },
+		.status = status,
+	};
+
+	if (send(fd, &a, sizeof(a), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		kp_debug("restore workers: no answer to a connection: %s",
+			 strerror(errno));
+}
+
+/*
+ * Connection @c is over: complete (@ret 0: its contents are queued for
+ * the workers), or with @ret. Every connection of this restore's
+ * processes that fails is a failure of the restore; one of a process
+ * without the secret is not of this restore and is only warned about.
+ */
+static void kp_rw_conn_end(struct kp_rw_conn *c, int ret)
+{
+	struct kp_rw_batch *b = c->b;
+
 	pthread_mutex_lock(&rw.lock);
-	if (ret) {
-		kp_err("restore workers: process %d handed over its BOs only in part: %s",
-		       (int)cr.pid, strerror(-ret));
-		kp_rw_record(b, ret);
-	} else {
+	if (!ret) {
 		kp_debug("restore workers: process %d handed over %u BOs of kfd-%u.img",
-			 (int)cr.pid, b->nbos, b->image_id);
+			 (int)c->cr.pid, b->nbos, b->image_id);
 		if (rw.tail)
 			rw.tail->next = b;
 		else
 			rw.queue = b;
 		rw.tail = b;
 		pthread_cond_signal(&rw.cond);
+	} else if (c->authed && ret != -EPERM) {
+		kp_err("restore workers: process %d handed over its BOs only in part: %s",
+		       (int)c->cr.pid, strerror(-ret));
+		kp_rw_record(b, ret);
+	} else if (c->authed) {
+		/* Refused before any BO came: it copies them itself. */
+		kp_rw_free_batch(b);
+	} else {
+		kp_warn("restore workers: a connection from pid %d (uid %u) without this restore's secret: ignored (%s)",
+			(int)c->cr.pid, (unsigned int)c->cr.uid,
+			strerror(-ret));
+		kp_rw_free_batch(b);
 	}
 	pthread_mutex_unlock(&rw.lock);
+	kp_rw_answer(c->fd, ret);
+	close(c->fd);
+	c->fd = -1;
+	c->b = NULL;
+}
+
+/* A new connection @fd: who is there, and until when it may be silent. */
+static int kp_rw_conn_start(struct kp_rw_conn *c, int fd)
+{
+	socklen_t l = sizeof(c->cr);
+
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->b = calloc(1, sizeof(*c->b));
+	if (!c->b)
+		return -ENOMEM;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cr, &l)) {
+		c->cr.pid = 0;
+		c->cr.uid = (uid_t)-1;
+	} else {
+		c->cred_ok = c->cr.uid == geteuid();
+	}
+	c->b->pid = c->cr.pid;
+	c->deadline = kp_rw_now_ms() + KP_RW_HELLO_TIMEOUT_S * 1000;
+	return 0;
+}
+
+/*
+ * Serve every connection at once: none can hold up another. A full
+ * table drops its oldest connection that has not proved to be of this
+ * restore; if every one has, new ones wait in the listen queue.
+ */
+static bool kp_rw_make_room(struct kp_rw_conn *conns, unsigned int *n)
+{
+	unsigned int i, old = *n;
+
+	for (i = 0; i < *n; i++)
+		if (!conns[i].authed &&
+		    (old == *n || conns[i].deadline < conns[old].deadline))
+			old = i;
+	if (old == *n)
+		return false;
+	kp_rw_conn_end(&conns[old], -EACCES);
+	conns[old] = conns[--*n];
+	return true;
 }
 
 static void *kp_rw_receiver(void *arg)
 {
-	struct pollfd p[2];
-	int c;
+	struct pollfd p[2 + KP_RW_MAX_CONNS];
+	struct kp_rw_conn *conns;
+	unsigned int n = 0, i;
+	union kp_rw_msg *m;
+	int *fds;
+	uint64_t now;
+	int c, ret, timeout;
 
 	(void)arg;
+	conns = calloc(KP_RW_MAX_CONNS, sizeof(*conns));
+	fds = calloc(KP_RW_MAX_FDS, sizeof(*fds));
+	m = malloc(sizeof(*m));
+	if (!conns || !fds || !m) {
+		kp_err("restore workers: out of memory");
+		pthread_mutex_lock(&rw.lock);
+		rw.nfailed++;
+		if (!rw.result)
+			rw.result = -ENOMEM;
+		pthread_mutex_unlock(&rw.lock);
+		goto out;
+	}
 	for (;;) {
-		p[0] = (struct pollfd){ .fd = rw.lsk, .events = POLLIN };
-		p[1] = (struct pollfd){ .fd = rw.stop[0], .events = POLLIN };
-		if (poll(p, 2, -1) < 0) {
+		now = kp_rw_now_ms();
+		timeout = -1;
+		for (i = n; i-- > 0;) {
+			if (now >= conns[i].deadline) {
+				kp_rw_conn_end(&conns[i], -ETIMEDOUT);
+				conns[i] = conns[--n];
+			}
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t left = conns[i].deadline - now;
+
+			if (timeout < 0 || left < (uint64_t)timeout)
+				timeout = (int)KP_MIN(left, (uint64_t)INT32_MAX);
+			p[2 + i] = (struct pollfd){ .fd = conns[i].fd,
+						    .events = POLLIN };
+		}
+		p[0] = (struct pollfd){ .fd = rw.stop[0], .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = rw.lsk, .events = POLLIN };
+		if (n == KP_RW_MAX_CONNS && !kp_rw_make_room(conns, &n))
+			p[1].events = 0;
+		if (poll(p, 2 + n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			kp_err("restore workers: poll: %s", strerror(errno));
 			break;
 		}
-		if (p[0].revents & POLLIN) {
-			c = accept4(rw.lsk, NULL, NULL, SOCK_CLOEXEC);
-			if (c >= 0)
-				kp_rw_serve(c);
+		if (p[0].revents)
+			break;
+		/* Backwards: an ended connection takes the last one's place. */
+		for (i = n; i-- > 0;) {
+			if (!p[2 + i].revents)
+				continue;
+			ret = kp_rw_conn_read(&conns[i], m, fds);
+			if (!ret)
+				continue;
+			kp_rw_conn_end(&conns[i], ret > 0 ? 0 : ret);
+			conns[i] = conns[--n];
+		}
+		if (!(p[1].revents & POLLIN) || n == KP_RW_MAX_CONNS)
+			continue;
+		c = accept4(rw.lsk, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (c < 0)
+			continue;
+		if (kp_rw_conn_start(&conns[n], c)) {
+			free(conns[n].b);
+			close(c);
 			continue;
 		}
-		if (p[1].revents)
-			break;
+		n++;
 	}
 	/*
-	 * Every process connected before it left RESTORE_EXT_FILE, long
-	 * before the stop: serve whatever is still waiting.
+	 * Every process of this restore had its answer before it left
+	 * RESTORE_EXT_FILE, long before the stop: what is left is not
+	 * complete (a failure if it is of this restore).
 	 */
+	for (i = 0; i < n; i++)
+		kp_rw_conn_end(&conns[i], -ECANCELED);
 	if (fcntl(rw.lsk, F_SETFL, O_NONBLOCK) == 0) {
-		while ((c = accept4(rw.lsk, NULL, NULL, SOCK_CLOEXEC)) >= 0)
-			kp_rw_serve(c);
+		while ((c = accept4(rw.lsk, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+			kp_rw_answer(c, -ECANCELED);
+			close(c);
+		}
 	}
+out:
+	free(conns);
+	free(fds);
+	free(m);
 	pthread_mutex_lock(&rw.lock);
 	rw.no_more = true;
 	pthread_cond_broadcast(&rw.cond);
@@ -698,7 +901,7 @@ static void kp_rw_grow_fd_table(int fd)
 
 int kp_rw_start(unsigned int threads, uint64_t max_buffer)
 {
-	uint64_t page = kp_page_size(), rnd = 0;
+	uint64_t page = kp_page_size(), rnd;
 	sigset_t all, old;
 	unsigned int i;
 	int ret;
@@ -707,8 +910,17 @@ int kp_rw_start(unsigned int threads, uint64_t max_buffer)
 		return 0;
 	if (threads > KP_RW_MAX_THREADS)
 		threads = KP_RW_MAX_THREADS;
-	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
-		rnd ^= (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL;
+	/*
+	 * The name is listed in /proc/net/unix: what proves a peer is one
+	 * of this restore's processes is the secret, which only the master
+	 * and its forks hold. No randomness, no secret: no workers.
+	 */
+	if (getrandom(rw.secret, sizeof(rw.secret), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(rw.secret) ||
+	    getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
+		ret = -EAGAIN;
+		goto fail_logged;
+	}
 	memset(&rw.addr, 0, sizeof(rw.addr));
 	rw.addr.sun_family = AF_UNIX;
 	/* Abstract: sun_path[0] stays 0. */
@@ -762,6 +974,7 @@ int kp_rw_start(unsigned int threads, uint64_t max_buffer)
 fail:
 	kp_rw_close_master_fds();
 fail_logged:
+	memset(rw.secret, 0, sizeof(rw.secret));
 	kp_warn("parallel restore unavailable (%s): BO contents are restored serially",
 		strerror(-ret));
 	return ret;
@@ -781,6 +994,11 @@ static void kp_rw_join(void)
 	pthread_join(rw.receiver, NULL);
 	for (i = 0; i < rw.nworkers; i++)
 		pthread_join(rw.workers[i], NULL);
+}
+
+void kp_rw_test_mode(bool on)
+{
+	rw.test_mode = on;
 }
 
 int kp_rw_finish(pid_t pid)
@@ -893,12 +1111,49 @@ static int kp_rw_send_job(int s, const struct kp_copy_job *j,
 	return ret;
 }
 
+/*
+ * The master's answer on @s after the hand-over, which ended with @ret:
+ * its status. After a failed send, only an answer already there counts.
+ */
+static int kp_rw_wait_answer(int s, int ret)
+{
+	struct timeval tv = { .tv_sec = KP_RW_RECV_TIMEOUT_S };
+	struct kp_rw_ack_msg a;
+	bool reset = false;
+	ssize_t n;
+
+	if (!ret)
+		setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	/*
+	 * A master that refused closes with our messages unread: the reset
+	 * is reported first, its answer, still queued, on the next read.
+	 */
+	for (;;) {
+		n = recv(s, &a, sizeof(a), ret ? MSG_DONTWAIT : 0);
+		if (n >= 0 || (errno != EINTR && (errno != ECONNRESET || reset)))
+			break;
+		reset |= errno == ECONNRESET;
+	}
+	if (n == (ssize_t)sizeof(a) && a.h.magic == KP_RW_MAGIC &&
+	    a.h.type == KP_RW_ACK && !a.pad && a.status <= 0 &&
+	    a.status > -4096)
+		return a.status ? a.status : ret;
+	if (ret)
+		return ret;
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+	return n ? -EPROTO : -EPIPE;
+}
+
 int kp_rw_submit(uint32_t image_id, const struct kp_copy_job *jobs,
 		 unsigned int njobs)
 {
 	struct kp_rw_end_msg em = {
 		.h = { .magic = KP_RW_MAGIC, .type = KP_RW_END },
 		.image_id = image_id,
+	};
+	struct kp_rw_hello_msg hello = {
+		.h = { .magic = KP_RW_MAGIC, .type = KP_RW_HELLO },
 	};
 	struct kp_rw_bos_msg *bm;
 	unsigned int i, nbos = 0;
@@ -918,9 +1173,10 @@ int kp_rw_submit(uint32_t image_id, const struct kp_copy_job *jobs,
 			close(s);
 		return -EAGAIN;
 	}
+	memcpy(hello.secret, rw.secret, sizeof(hello.secret));
 	bm = malloc(sizeof(*bm));
-	if (!bm)
-		ret = -ENOMEM;
+	ret = bm ? kp_rw_send(s, &hello, sizeof(hello), NULL, 0) : -ENOMEM;
+	memset(hello.secret, 0, sizeof(hello.secret));
 	for (i = 0; !ret && i < njobs; i++) {
 		if (!jobs[i].nbos)
 			continue;
@@ -929,8 +1185,15 @@ int kp_rw_submit(uint32_t image_id, const struct kp_copy_job *jobs,
 	}
 	if (!ret)
 		ret = kp_rw_send(s, &em, sizeof(em), NULL, 0);
+	/* Handed over only once the master says so (or why not). */
+	ret = kp_rw_wait_answer(s, ret);
 	free(bm);
 	close(s);
+	if (ret == -EPERM) {
+		kp_info("criu's master takes no BOs from a process of uid %u: restoring the BO contents in this process",
+			(unsigned int)geteuid());
+		return -EAGAIN;
+	}
 	if (ret) {
 		kp_err("cannot hand the BO contents over to criu's master: %s",
 		       strerror(-ret));

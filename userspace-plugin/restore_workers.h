@@ -9,6 +9,7 @@
 #ifndef KFD_PLUGIN_RESTORE_WORKERS_H
 #define KFD_PLUGIN_RESTORE_WORKERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -49,6 +50,13 @@ int kp_rw_submit(uint32_t image_id, const struct kp_copy_job *jobs,
  * restore may run.
  */
 int kp_rw_finish(pid_t pid);
+
+/*
+ * The unit tests only (never inside criu): the master accepts jobs of
+ * plain files (no dma-buf sync), which a peer could otherwise use to have
+ * the master write a pages image into any file it hands over.
+ */
+void kp_rw_test_mode(bool on);
 
 /* CRIU's master, plugin exit: stop and join everything, close every fd. */
 void kp_rw_stop(void);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -300,6 +301,16 @@ fail:
 	s->why[0] = 0;
 }
 
+/*
+ * libdrm_amdgpu (2.4.114) gives every amdgpu_device_initialize() of one
+ * GPU the same handle, and may give it out while another thread drops
+ * its last reference (criu aborted: "update_references: Assertion
+ * `atomic_read(src) > 0' failed"), as when the restore workers copy two
+ * processes' BOs on one GPU at once: initialize and deinitialize one
+ * thread at a time.
+ */
+static pthread_mutex_t kp_sdma_dev_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Device, context, IB and bounce buffer; then a submission of NOPs. */
 static int kp_sdma_setup(struct kp_sdma *s)
 {
@@ -315,7 +326,9 @@ static int kp_sdma_setup(struct kp_sdma *s)
 	s->fd = open(path, O_RDWR | O_CLOEXEC);
 	if (s->fd < 0)
 		return kp_sdma_fail(s, -errno, "cannot open %s", path);
+	pthread_mutex_lock(&kp_sdma_dev_lock);
 	ret = amdgpu_device_initialize(s->fd, &major, &minor, &s->dev);
+	pthread_mutex_unlock(&kp_sdma_dev_lock);
 	if (ret) {
 		s->dev = NULL;
 		return kp_sdma_fail(s, ret, "libdrm_amdgpu device init");
@@ -383,8 +396,11 @@ static void kp_sdma_teardown(struct kp_sdma *s)
 	kp_sdma_unmap(&s->ib);
 	if (s->ctx)
 		amdgpu_cs_ctx_free(s->ctx);
-	if (s->dev)
+	if (s->dev) {
+		pthread_mutex_lock(&kp_sdma_dev_lock);
 		amdgpu_device_deinitialize(s->dev);
+		pthread_mutex_unlock(&kp_sdma_dev_lock);
+	}
 	if (s->fd >= 0)
 		close(s->fd);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Fuzz input bundles: see bundle.h. */
+#define _GNU_SOURCE
 #include <string.h>
 
 #include "bundle.h"
@@ -18,6 +19,8 @@ unsigned int kf_split(const uint8_t *buf, size_t len, struct kf_file *f)
 
 	while (n < KF_MAX_FILES && len - off >= KF_ITEM_HDR) {
 		f[n].kind = (enum kf_kind)(buf[off] % 3);
+		f[n].slot = (buf[off] / 3) % KF_SLOTS;
+		f[n].parent = (buf[off] / (3 * KF_SLOTS)) % 2;
 		f[n].gpu_id = kf_le32(buf + off + 1);
 		l = kf_le32(buf + off + 5);
 		off += KF_ITEM_HDR;
@@ -33,16 +36,27 @@ unsigned int kf_split(const uint8_t *buf, size_t len, struct kf_file *f)
 
 void kf_name(const struct kf_file *f, char *name)
 {
+	uint32_t id = f->slot ? 2 + f->slot : 1;
+	char *at = name;
+
+	if (f->parent)
+		at = stpcpy(name, "parent/");
 	switch (f->kind) {
 	case KF_KFD:
-		kp_name_kfd(name, 1);
+		kp_name_kfd(at, id);
 		break;
 	case KF_RENDER:
-		kp_name_render(name, 2);
+		kp_name_render(at, f->slot ? 5 + f->slot : 2);
 		break;
 	default:
-		kp_name_pages(name, 1, f->gpu_id);
+		kp_name_pages(at, id, f->gpu_id);
 	}
+}
+
+uint8_t kf_kind_byte(enum kf_kind kind, unsigned int slot, bool parent)
+{
+	return (uint8_t)(kind + 3 * (slot % KF_SLOTS) +
+			 (parent ? 3 * KF_SLOTS : 0));
 }
 
 static void kf_put_le32(uint8_t *p, uint32_t v)
@@ -53,7 +67,7 @@ static void kf_put_le32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
-int kf_append(uint8_t *out, size_t cap, size_t *off, enum kf_kind kind,
+int kf_append(uint8_t *out, size_t cap, size_t *off, unsigned int kind,
 	      uint32_t gpu_id, const void *data, size_t len)
 {
 	if (cap - *off < KF_ITEM_HDR || cap - *off - KF_ITEM_HDR < len ||

@@ -7,7 +7,8 @@
  * fake_kfd.c), and kfd-inspect --verify (inspect.c).
  *
  * Each input is a bundle of image files (bundle.h) written into a private
- * directory on /dev/shm. After every input the harness checks that no file
+ * directory on /dev/shm and its subdirectory "parent" (several kfd
+ * images, aliases of each other, incremental images and their parents). After every input the harness checks that no file
  * descriptor was left open; ASan, UBSan and LeakSanitizer do the rest.
  *
  *   make -C userspace-plugin fuzz      build/plugin/fuzz/kfd-image-fuzz
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bundle.h"
@@ -59,7 +61,8 @@ static void kf_init(void)
 	}
 	atexit(kf_rmdir_files);
 	kf_dirfd = open(kf_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (kf_dirfd < 0)
+	/* Where an input's parent images go (bundle.h). */
+	if (kf_dirfd < 0 || mkdirat(kf_dirfd, "parent", 0700))
 		abort();
 	kp_set_image_dir(kf_dirfd);
 	kp_log_set_stderr_level(getenv("KFD_FUZZ_VERBOSE") ? CRIU_LOG_DEBUG :
@@ -75,7 +78,7 @@ static void kf_init(void)
 
 static void kf_write(const struct kf_file *f)
 {
-	char name[KP_NAME_LEN];
+	char name[KP_NAME_LEN + 8];
 	int fd;
 
 	kf_name(f, name);
@@ -90,7 +93,7 @@ static void kf_write(const struct kf_file *f)
 
 static void kf_remove(const struct kf_file *f)
 {
-	char name[KP_NAME_LEN];
+	char name[KP_NAME_LEN + 8];
 
 	kf_name(f, name);
 	unlinkat(kf_dirfd, name, 0);

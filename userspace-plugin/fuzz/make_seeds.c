@@ -6,7 +6,9 @@
  *
  * writes OUTDIR/synthetic-* (a process on the two GPUs of fake_kfd.c with
  * VRAM, GTT and USERPTR BOs, kernel-format private data and pages images
- * whose checksums match, plus a render image and an alias), and for every
+ * whose checksums match, plus a render image, aliases (one of a missing
+ * image, two of each other) and sparse and incremental images, one with
+ * its parent in parent/), and for every
  * IMAGES_DIR (a real criu dump) OUTDIR/real-N: its first kfd PROCESS image,
  * that image's pages images and one render image, renumbered to the ids
  * the bundle format uses.
@@ -41,7 +43,7 @@ static void ks_die(const char *what)
 }
 
 /* The bytes @fill writes into a memfd. */
-static void ks_add_msgs(enum kf_kind kind, uint32_t gpu,
+static void ks_add_msgs(unsigned int kind, uint32_t gpu,
 			const ProtobufCMessage *a, const ProtobufCMessage *b)
 {
 	int fd = memfd_create("img", MFD_CLOEXEC);
@@ -94,18 +96,38 @@ static size_t ks_priv(uint8_t *p)
 }
 
 /*
+ * Image kfd-1 (in parent/ if @in_parent): @h, @p, and per GPU of @g the
+ * @dlen bytes of @data as its pages image (none if @dlen is NULL).
+ */
+static void ks_add_image(bool in_parent, KfdHeader *h, KfdProcess *p,
+			 const struct kp_gpu *g, uint8_t data[][16384],
+			 const size_t *dlen)
+{
+	unsigned int d;
+
+	ks_add_msgs(kf_kind_byte(KF_KFD, 0, in_parent), 0, &h->base,
+		    &p->base);
+	for (d = 0; d < KF_NGPUS; d++)
+		if (kf_append(ks_buf, KS_CAP, &ks_len,
+			      kf_kind_byte(KF_PAGES, 0, in_parent),
+			      g[d].gpu_id, data[d], dlen ? dlen[d] : 0))
+			ks_die("bundle");
+}
+
+/*
  * Format 2 seeds from the process of ks_synthetic(): chunks of 4 KiB, the
  * first chunk of every BO zero and not stored, the others stored; then
- * the same as an incremental image whose second chunks are the parent's
- * (a parent the bundle cannot hold: the restore must refuse it cleanly).
+ * the same as an incremental image whose second chunks are the parent's,
+ * once without its parent (the restore must refuse it cleanly) and once
+ * with the sparse image as its parent, in parent/ (it restores).
  */
 static void ks_chunked(const char *out, KfdHeader *h, KfdProcess *p,
 		       const KfdHeader *r, const struct kp_gpu *g)
 {
 	static uint8_t kinds[8][2];
 	static uint64_t sums[8][2];
-	uint8_t data[KF_NGPUS][16384], chunk[4096];
-	size_t dlen[KF_NGPUS] = { 0 }, i, c, n;
+	uint8_t data[KF_NGPUS][16384], chunk[4096], *parent;
+	size_t dlen[KF_NGPUS] = { 0 }, i, c, n, parent_len;
 	struct kp_sum s;
 	unsigned int d;
 
@@ -137,13 +159,21 @@ static void ks_chunked(const char *out, KfdHeader *h, KfdProcess *p,
 		b->n_chunk_sums = n;
 		b->chunk_sums = sums[i];
 	}
-	ks_add_msgs(KF_KFD, 0, &h->base, &p->base);
+	ks_add_image(false, h, p, g, data, dlen);
 	ks_add_msgs(KF_RENDER, 0, &r->base, NULL);
-	for (d = 0; d < KF_NGPUS; d++)
-		if (kf_append(ks_buf, KS_CAP, &ks_len, KF_PAGES, g[d].gpu_id,
-			      data[d], dlen[d]))
-			ks_die("bundle");
 	ks_save(out, "synthetic-sparse");
+
+	/* The same, as the parent image of the chain below. */
+	h->has_dump_id = true;
+	h->dump_id = 0x1111;
+	ks_add_image(true, h, p, g, data, dlen);
+	parent = malloc(ks_len);
+	if (!parent)
+		ks_die("malloc");
+	memcpy(parent, ks_buf, ks_len);
+	parent_len = ks_len;
+	ks_len = 0;
+	h->dump_id = 0x2222;
 
 	/* Incremental: second chunks in the parent, nothing stored. */
 	p->has_parent_dump_id = true;
@@ -160,12 +190,17 @@ static void ks_chunked(const char *out, KfdHeader *h, KfdProcess *p,
 		p->bos[i]->has_parent_bo = true;
 		p->bos[i]->parent_bo = (uint32_t)i;
 	}
-	ks_add_msgs(KF_KFD, 0, &h->base, &p->base);
-	for (d = 0; d < KF_NGPUS; d++)
-		if (kf_append(ks_buf, KS_CAP, &ks_len, KF_PAGES, g[d].gpu_id,
-			      data[d], 0))
-			ks_die("bundle");
+	ks_add_image(false, h, p, g, data, NULL);
 	ks_save(out, "synthetic-incremental");
+
+	/* With its parent. */
+	if (ks_len + parent_len > KS_CAP)
+		ks_die("bundle");
+	memcpy(ks_buf, parent, parent_len);
+	ks_len = parent_len;
+	ks_add_image(false, h, p, g, data, NULL);
+	ks_save(out, "synthetic-chain");
+	free(parent);
 }
 
 static void ks_synthetic(const char *out)
@@ -283,6 +318,12 @@ static void ks_synthetic(const char *out)
 	al.alias_of = 7;
 	ks_add_msgs(KF_KFD, 0, &al.base, NULL);
 	ks_save(out, "synthetic-alias");
+	/* kfd-1.img an alias of kfd-3.img, which is an alias of kfd-1.img. */
+	al.alias_of = 3;
+	ks_add_msgs(KF_KFD, 0, &al.base, NULL);
+	al.alias_of = 1;
+	ks_add_msgs(kf_kind_byte(KF_KFD, 1, false), 0, &al.base, NULL);
+	ks_save(out, "synthetic-alias-cycle");
 
 	ks_chunked(out, &h, &p, &r, g);
 }

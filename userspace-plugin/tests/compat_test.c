@@ -4,10 +4,13 @@
  * loads it (criu_compat.c): this program plays a criu binary with HOOKS
  * hooks (0: one that exports no cr_plugin_ctl) by exporting what such a
  * criu exports, dlopen()s the plugin like CRIU does and checks
- * CR_PLUGIN_DESC. Built three times: HOOKS=0 (as criu 3.17 without the
- * symbol), 13 (criu 4.2), 15 (criu-dev).
+ * CR_PLUGIN_DESC. Built four times: HOOKS=0 (as criu 3.17 without the
+ * symbol), 13 (criu 4.2), 14 (criu-dev between RESTORE_INIT and
+ * DUMP_DEVICES_LATE, which already passes the retry argument), 15
+ * (criu-dev).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +46,7 @@ int main(int argc, char **argv)
 {
 	unsigned int want = HOOKS ? HOOKS : CRIU_HOOK_COUNT_OLDEST;
 	struct plugin_desc *d;
+	bool canary;
 	void *h;
 
 	if (argc != 2) {
@@ -65,16 +69,29 @@ int main(int argc, char **argv)
 	CHECK(d->hooks[CRIU_HOOK_UPDATE_VMA_MAP]);
 	CHECK(d->hooks[CRIU_HOOK_RESUME_DEVICES_LATE]);
 	CHECK(d->hooks[CRIU_HOOK_DUMP_DEVICES_LATE]);
-	/* criu-dev's RESTORE_EXT_FILE takes (id, &retry_needed). */
-	if (HOOKS >= CRIU_HOOK_COUNT) {
-		criu_restore_ext_file_retry_fn f =
-			(criu_restore_ext_file_retry_fn)
-				d->hooks[CRIU_HOOK_RESTORE_EXT_FILE];
-		bool retry = true;
-
-		/* No /dev/kfd image with id 1 here: "not mine". */
-		f(1, &retry);
-		CHECK(!retry);
+	/*
+	 * Before RESTORE_INIT, whatever the hook count: the (int id) hook,
+	 * which writes through no second argument. No /dev/kfd image with
+	 * id 1 here: "not mine".
+	 */
+	canary = true;
+	((criu_restore_ext_file_retry_fn)d->hooks[CRIU_HOOK_RESTORE_EXT_FILE])(
+		1, &canary);
+	CHECK(canary);
+	/*
+	 * A criu with RESTORE_INIT calls it (in its master, before forking):
+	 * from then on RESTORE_EXT_FILE takes (id, &retry_needed) and sets
+	 * it. A criu without it never calls it.
+	 */
+	if (d->max_hooks > CRIU_HOOK_RESTORE_INIT) {
+		CHECK(d->hooks[CRIU_HOOK_RESTORE_INIT]);
+		if (!d->hooks[CRIU_HOOK_RESTORE_INIT])
+			return 1;
+		CHECK(((criu_restore_init_fn)d->hooks[CRIU_HOOK_RESTORE_INIT])() ==
+		      -ENOTSUP);
+		((criu_restore_ext_file_retry_fn)
+			d->hooks[CRIU_HOOK_RESTORE_EXT_FILE])(1, &canary);
+		CHECK(!canary);
 	}
 	printf("kfd plugin descriptor in a criu with %u hooks: max_hooks %u, %s\n",
 	       want, d->max_hooks, failed ? "FAILED" : "ok");

@@ -10,13 +10,19 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <semaphore.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <signal.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +33,7 @@
 #include "chain.h"
 #include "checksum.h"
 #include "gpu_scan.h"
+#include "hsakmt_shm.h"
 #include "images.h"
 #include "restore_workers.h"
 #include "topology.h"
@@ -652,6 +659,40 @@ static int two_gpu_setup(const char *name, const size_t sizes[3],
 	return dirfd;
 }
 
+/*
+ * two_gpu_setup(), the images saved, and @jobs turned into the jobs
+ * that load them into @dst.
+ */
+static int load_setup(const char *name, const size_t sizes[3], uint64_t va,
+		      int mul, int dst_seed, struct kp_copy_bo src[3],
+		      struct kp_copy_bo dst[3], struct kp_copy_job jobs[2])
+{
+	int dirfd, i;
+
+	dirfd = two_gpu_setup(name, sizes, va, mul, dst_seed, src, dst, jobs);
+	CHECK(!kp_copy_run(jobs, 2, 64 << 20));
+	for (i = 0; i < 3; i++)
+		dst[i].checksum = src[i].checksum;
+	jobs[0].dir = jobs[1].dir = KP_COPY_LOAD;
+	jobs[0].bos = &dst[0];
+	jobs[1].bos = &dst[2];
+	return dirfd;
+}
+
+/* The end of a two_gpu_setup() test. */
+static void two_gpu_teardown(int dirfd, struct kp_copy_bo src[3],
+			     struct kp_copy_bo dst[3])
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		close(src[i].dmabuf_fd);
+		close(dst[i].dmabuf_fd);
+	}
+	kp_set_image_dir(AT_FDCWD);
+	close(dirfd);
+}
+
 static void test_copy(void)
 {
 	size_t page = kp_page_size();
@@ -727,12 +768,7 @@ static void test_copy(void)
 	jobs[1].bos = &dst[2];
 	CHECK(kp_copy_run(&jobs[1], 1, 64 << 20) == -EIO);
 
-	for (i = 0; i < 3; i++) {
-		close(src[i].dmabuf_fd);
-		close(dst[i].dmabuf_fd);
-	}
-	kp_set_image_dir(AT_FDCWD);
-	close(dirfd);
+	two_gpu_teardown(dirfd, src, dst);
 }
 
 /* The open fds of this process. */
@@ -751,23 +787,33 @@ static int count_fds(void)
 
 /*
  * A forked child (the restored process) hands @jobs of image @id over
- * (the pages images of kfd-@id.img); returns what
- * kp_rw_submit() returned there (as a negative errno), or 1000 if it did
- * not exit normally. Sets *child to its pid.
+ * (the pages images of kfd-@id.img), as uid and gid @uid unless it is
+ * -1; returns what kp_rw_submit() returned there (as a negative errno),
+ * or 1000 if it did not exit normally. Sets *child to its pid.
  */
-static int submit_in_child(uint32_t id, struct kp_copy_job *jobs,
-			   unsigned int njobs, pid_t *child)
+static int submit_in_child_as(uint32_t id, struct kp_copy_job *jobs,
+			      unsigned int njobs, pid_t *child, int uid)
 {
 	int st;
 
 	*child = fork();
 	if (*child < 0)
 		return 1000;
-	if (!*child)
+	if (!*child) {
+		if (uid >= 0 && (setresgid(uid, uid, uid) ||
+				 setresuid(uid, uid, uid)))
+			_exit(100);
 		_exit(-kp_rw_submit(id, jobs, njobs) & 0xff);
+	}
 	if (waitpid(*child, &st, 0) != *child || !WIFEXITED(st))
 		return 1000;
 	return -WEXITSTATUS(st);
+}
+
+static int submit_in_child(uint32_t id, struct kp_copy_job *jobs,
+			   unsigned int njobs, pid_t *child)
+{
+	return submit_in_child_as(id, jobs, njobs, child, -1);
 }
 
 static void test_parallel_restore(void)
@@ -780,14 +826,8 @@ static void test_parallel_restore(void)
 	uint8_t byte;
 	pid_t child;
 
-	dirfd = two_gpu_setup("parallel", sizes, 0x4000000, 3, 50, src, dst,
-			      jobs);
-	CHECK(!kp_copy_run(jobs, 2, 64 << 20));
-	for (i = 0; i < 3; i++)
-		dst[i].checksum = src[i].checksum;
-	jobs[0].dir = jobs[1].dir = KP_COPY_LOAD;
-	jobs[0].bos = &dst[0];
-	jobs[1].bos = &dst[2];
+	dirfd = load_setup("parallel", sizes, 0x4000000, 3, 50, src, dst,
+			   jobs);
 
 	fds_before = count_fds();
 	/* Serial: no workers, the process copies itself. */
@@ -856,12 +896,304 @@ static void test_parallel_restore(void)
 	kp_rw_stop();
 	CHECK(count_fds() == fds_before);
 
-	for (i = 0; i < 3; i++) {
-		close(src[i].dmabuf_fd);
-		close(dst[i].dmabuf_fd);
+	two_gpu_teardown(dirfd, src, dst);
+}
+
+/* In a child: connect to the master's socket as anyone could, by its
+ * name in /proc/net/unix; -1 if it is not there. */
+static int connect_by_name(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char line[512], want[64], *at;
+	size_t len;
+	FILE *f;
+	int s = -1;
+
+	snprintf(want, sizeof(want), "@kfd_plugin-restore-%d-", (int)getppid());
+	f = fopen("/proc/net/unix", "r");
+	if (!f)
+		return -1;
+	while (s < 0 && fgets(line, sizeof(line), f)) {
+		at = strstr(line, want);
+		if (!at)
+			continue;
+		len = strcspn(at, " \n");
+		if (len > sizeof(a.sun_path))
+			break;
+		memcpy(a.sun_path, at, len);
+		a.sun_path[0] = '\0';
+		s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		if (s >= 0 && connect(s, (struct sockaddr *)&a,
+				      (socklen_t)(offsetof(struct sockaddr_un,
+							   sun_path) + len))) {
+			close(s);
+			s = -1;
+		}
 	}
-	kp_set_image_dir(AT_FDCWD);
-	close(dirfd);
+	fclose(f);
+	return s;
+}
+
+/*
+ * A stranger (any process in the network namespace) connects to the
+ * master: with @garbage it sends a message that is no hand-over of this
+ * restore and exits 0 if the master closed the connection on it;
+ * without, it holds the connection open, silent, until killed.
+ */
+static pid_t stranger(bool garbage)
+{
+	char buf[64] = "not a restore's process";
+	pid_t pid = fork();
+	int s;
+
+	if (pid)
+		return pid;
+	s = connect_by_name();
+	if (s < 0)
+		_exit(3);
+	if (!garbage) {
+		for (;;)
+			pause();
+	}
+	if (send(s, buf, sizeof(buf), MSG_NOSIGNAL) != sizeof(buf))
+		_exit(4);
+	/* The master answers (or not) and closes: the end comes. */
+	while (recv(s, buf, sizeof(buf), 0) > 0)
+		;
+	_exit(0);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * The parallel restore's channel against peers that are not this
+ * restore's processes, and hand-overs the master must refuse: each
+ * refusal fails the submitting process and the restore (nothing may run
+ * with contents that were not written); a stranger neither fails the
+ * restore nor holds up the processes of it.
+ */
+static void test_parallel_restore_peers(void)
+{
+	size_t page = kp_page_size();
+	size_t sizes[3] = { 2 * page, page, 3 * page };
+	struct kp_copy_bo src[3], dst[3];
+	struct kp_copy_job jobs[2], bad[2];
+	int dirfd, fds_before, i, ret, st;
+	pid_t child, s1, s2;
+	double t0;
+
+	dirfd = load_setup("peers", sizes, 0x8000000, 5, 70, src, dst, jobs);
+	fds_before = count_fds();
+
+	/*
+	 * A process of this restore (it has the secret) running as another
+	 * uid (a task restored into a user namespace): the master takes
+	 * nothing from it and tells it so, every time, and it restores its
+	 * BOs itself (-EAGAIN); nothing is missing, the restore goes on.
+	 */
+	if (geteuid() == 0) {
+		for (i = 0; i < 10; i++) {
+			CHECK(!kp_rw_start(2, 64 << 20));
+			ret = submit_in_child_as(7, jobs, 2, &child, 65534);
+			CHECK(ret == -EAGAIN);
+			CHECK(!kp_rw_finish(child));
+			kp_rw_stop();
+		}
+		CHECK(strstr(kp_log_last(), "BO contents of 0 processes are in place"));
+	} else {
+		printf("# not root: the other-uid peer is not tested\n");
+	}
+	CHECK(count_fds() == fds_before);
+
+	/*
+	 * Strangers: one sends garbage (cut off, the restore not failed),
+	 * one holds a silent connection; this restore's process is served
+	 * at once all the same, and its contents land.
+	 */
+	CHECK(!kp_rw_start(2, 64 << 20));
+	s1 = stranger(false);
+	s2 = stranger(true);
+	CHECK(waitpid(s2, &st, 0) == s2 && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	t0 = now_s();
+	CHECK(!submit_in_child(7, jobs, 2, &child));
+	CHECK(now_s() - t0 < 20);
+	CHECK(!kp_rw_finish(child));
+	CHECK(now_s() - t0 < 20);
+	for (i = 0; i < 3; i++)
+		CHECK(same_contents(src[i].dmabuf_fd, dst[i].dmabuf_fd,
+				    sizes[i]));
+	kill(s1, SIGKILL);
+	waitpid(s1, NULL, 0);
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	/* Jobs of plain files (no dma-buf sync): for the tests only. */
+	kp_rw_test_mode(false);
+	CHECK(!kp_rw_start(2, 64 << 20));
+	CHECK(submit_in_child(7, jobs, 2, &child) == -EPROTO);
+	CHECK(kp_rw_finish(child) == -EPROTO);
+	kp_rw_stop();
+	kp_rw_test_mode(true);
+
+	/* A pages image of another GPU than the job's; two jobs of a GPU. */
+	bad[0] = jobs[0];
+	kp_name_pages(bad[0].image, 7, 2);
+	CHECK(!kp_rw_start(2, 64 << 20));
+	CHECK(submit_in_child(7, bad, 1, &child) == -EPROTO);
+	CHECK(kp_rw_finish(child) == -EPROTO);
+	kp_rw_stop();
+	bad[0] = bad[1] = jobs[0];
+	CHECK(!kp_rw_start(2, 64 << 20));
+	CHECK(submit_in_child(7, bad, 2, &child) == -EPROTO);
+	CHECK(kp_rw_finish(child) == -EPROTO);
+	kp_rw_stop();
+	CHECK(count_fds() == fds_before);
+
+	two_gpu_teardown(dirfd, src, dst);
+}
+
+/* ---- libhsakmt's shared memory (hsakmt_shm.c) ---- */
+
+/*
+ * kp_hsakmt_shm_save() of this process in a child that gets 10 s: 0 if
+ * it returned 0 and recorded nothing, 1 if it recorded the file, 2 on an
+ * error, 3 if it hung (or crashed).
+ */
+static int hsakmt_save_in_child(void)
+{
+	KfdProcess p = KFD_PROCESS__INIT;
+	void *buf;
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (!pid) {
+		alarm(10);
+		if (kp_hsakmt_shm_save(&p, &buf, getpid(), 0))
+			_exit(2);
+		_exit(p.has_hsakmt_shm_size ? 1 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 3;
+	return WEXITSTATUS(st);
+}
+
+static void test_hsakmt_shm(void)
+{
+	char shm[64], sem[64], shm_path[96], sem_path[96], target[128];
+	static const char data[16] = "0123456789abcdef";
+	KfdProcess p = KFD_PROCESS__INIT;
+	bool root = geteuid() == 0;
+	struct stat st;
+	sem_t *sm;
+	void *buf, *map;
+	mode_t old_umask = umask(022);
+	int fd;
+
+	snprintf(shm, sizeof(shm), "kfd-plugin-test-shm-%d", (int)getpid());
+	snprintf(sem, sizeof(sem), "kfd-plugin-test-sem-%d", (int)getpid());
+	snprintf(shm_path, sizeof(shm_path), "/dev/shm/%s", shm);
+	snprintf(sem_path, sizeof(sem_path), "/dev/shm/sem.%s", sem);
+	snprintf(target, sizeof(target), "%s/hsakmt-target", tmpdir);
+	kp_hsakmt_test_names(shm, sem);
+	unlink(shm_path);
+	unlink(sem_path);
+
+	/* Absent: nothing recorded, no error. */
+	CHECK(hsakmt_save_in_child() == 0);
+
+	/* A FIFO another user put there: no hang, no failure. */
+	CHECK(!mkfifo(shm_path, 0666));
+	CHECK(!root || !chown(shm_path, 65534, 65534));
+	CHECK(hsakmt_save_in_child() == 0);
+	unlink(shm_path);
+
+	/*
+	 * A symlink another user put there, to a file this process holds:
+	 * not followed, not recorded, no failure.
+	 */
+	fd = open(target, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	CHECK(fd >= 0 && write(fd, data, sizeof(data)) == sizeof(data));
+	CHECK(!symlink(target, shm_path));
+	CHECK(!root || !lchown(shm_path, 65534, 65534));
+	CHECK(hsakmt_save_in_child() == 0);
+	close(fd);
+	unlink(shm_path);
+
+	/* A regular file this process neither holds nor maps. */
+	fd = open(shm_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	CHECK(fd >= 0 && write(fd, data, sizeof(data)) == sizeof(data));
+	close(fd);
+	CHECK(hsakmt_save_in_child() == 0);
+
+	/* Held: recorded, contents, mode and owner; no semaphore mapped. */
+	fd = open(shm_path, O_RDONLY | O_CLOEXEC);
+	/* Not the process the file given is of: nothing recorded. */
+	CHECK(!kp_hsakmt_shm_save(&p, &buf, getppid(), fd) &&
+	      !p.has_hsakmt_shm_size);
+	CHECK(!kp_hsakmt_shm_save(&p, &buf, getpid(), fd));
+	CHECK(p.has_hsakmt_shm_size && p.hsakmt_shm_size == sizeof(data) &&
+	      p.hsakmt_shm.len == sizeof(data) &&
+	      !memcmp(p.hsakmt_shm.data, data, sizeof(data)));
+	CHECK((p.hsakmt_shm_mode & 07777) == 0644 &&
+	      p.hsakmt_shm_uid == geteuid());
+	CHECK(!p.has_hsakmt_sem_mode);
+	free(buf);
+
+	/* Mapped only (no fd), and the semaphore mapped: both recorded. */
+	map = mmap(NULL, sizeof(data), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	sm = sem_open(sem, O_CREAT | O_EXCL, 0640, 1);
+	CHECK(map != MAP_FAILED && sm != SEM_FAILED);
+	p = (KfdProcess)KFD_PROCESS__INIT;
+	CHECK(!kp_hsakmt_shm_save(&p, &buf, getpid(), 0));
+	CHECK(p.has_hsakmt_shm_size && p.has_hsakmt_sem_mode &&
+	      (p.hsakmt_sem_mode & 07777) == 0640);
+	free(buf);
+	munmap(map, sizeof(data));
+	sem_close(sm);
+
+	/*
+	 * Restore where neither exists, of an image that asks for set-id
+	 * and sticky bits: created, without them. The file's record has no
+	 * owner (nothing to chown), the semaphore's has.
+	 */
+	unlink(shm_path);
+	unlink(sem_path);
+	p = (KfdProcess)KFD_PROCESS__INIT;
+	p.has_hsakmt_shm_size = p.has_hsakmt_shm = true;
+	p.hsakmt_shm_size = sizeof(data);
+	p.hsakmt_shm.len = sizeof(data);
+	p.hsakmt_shm.data = (uint8_t *)data;
+	p.has_hsakmt_shm_mode = p.has_hsakmt_sem_mode = true;
+	p.hsakmt_shm_mode = S_IFREG | 04777;
+	p.hsakmt_sem_mode = S_IFREG | 03766;
+	p.has_hsakmt_sem_uid = p.has_hsakmt_sem_gid = true;
+	p.hsakmt_sem_uid = geteuid();
+	p.hsakmt_sem_gid = getegid();
+	CHECK(!kp_hsakmt_shm_restore(&p));
+	CHECK(!stat(shm_path, &st) && (st.st_mode & 07777) == 0777 &&
+	      st.st_size == sizeof(data));
+	CHECK(!stat(sem_path, &st) && (st.st_mode & 07777) == 0766);
+
+	/* Existing ones are someone's: left as they are. */
+	CHECK(!chmod(shm_path, 0600) && !chmod(sem_path, 0640));
+	CHECK(!kp_hsakmt_shm_restore(&p));
+	CHECK(!stat(shm_path, &st) && (st.st_mode & 07777) == 0600);
+	CHECK(!stat(sem_path, &st) && (st.st_mode & 07777) == 0640);
+
+	unlink(shm_path);
+	unlink(sem_path);
+	unlink(target);
+	kp_hsakmt_test_names("hsakmt_shared_mem", "hsakmt_semaphore");
+	umask(old_umask);
 }
 
 /* ---- sparse and incremental images (format 2) ---- */
@@ -1057,6 +1389,21 @@ out:
 	return ret;
 }
 
+/* restore_chunked() in a child given 10 s; 1000 if it hung or crashed. */
+static int restore_chunked_in_child(int dirfd, int src)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid) {
+		alarm(10);
+		_exit(-restore_chunked(dirfd, src) & 0xff);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 1000;
+	return -WEXITSTATUS(st);
+}
+
 /*
  * The same through the parallel restore's workers: the restored process
  * hands over only the BO and its fd; the workers read the chunk map and
@@ -1155,12 +1502,7 @@ static void test_chunked_slices(void)
 	s[1].slice_skip = NCH * CH;
 	s[2].slice_skip = 2 * NCH * CH;
 	CHECK(kp_copy_run(s, 3, 64 << 20) == -EIO);
-	for (i = 0; i < 3; i++) {
-		close(src[i].dmabuf_fd);
-		close(dst[i].dmabuf_fd);
-	}
-	kp_set_image_dir(AT_FDCWD);
-	close(dirfd);
+	two_gpu_teardown(dirfd, src, dst);
 }
 
 static uint64_t file_size(int dirfd, const char *name)
@@ -1256,6 +1598,28 @@ static void test_sparse_incremental(void)
 	CHECK(!restore_chunked_parallel(d2, src));
 	put_chunk(src, 4, 0x55);
 	put_chunk(src, 1, 0);
+
+	/*
+	 * The memory of a chain is capped: dump 3's two parents (records
+	 * and chunk maps) need more than 64 bytes, and fit the default.
+	 */
+	kp_chain_max_bytes = 64;
+	CHECK(restore_chunked(d3, src) == -E2BIG);
+	CHECK(strstr(kp_log_last(), "are too large"));
+	kp_chain_max_bytes = KP_MAX_CHAIN_BYTES;
+	CHECK(!restore_chunked(d3, src));
+
+	/* FIFOs for a parent's pages image and a parent image: no hang. */
+	CHECK(!renameat(d1, pages, d1, "saved"));
+	CHECK(!mkfifoat(d1, pages, 0600));
+	CHECK(restore_chunked_in_child(d3, src) == -ENOENT);
+	CHECK(!unlinkat(d1, pages, 0) && !renameat(d1, "saved", d1, pages));
+	CHECK(!renameat(d1, "kfd-1.img", d1, "saved"));
+	CHECK(!mkfifoat(d1, "kfd-1.img", 0600));
+	CHECK(restore_chunked_in_child(d3, src) == -EINVAL);
+	CHECK(!unlinkat(d1, "kfd-1.img", 0) &&
+	      !renameat(d1, "saved", d1, "kfd-1.img"));
+	CHECK(!restore_chunked(d3, src));
 
 	/* A damaged parent: one flipped byte in dump 1's chunk 1, used by 2. */
 	fd = openat(d1, pages, O_RDWR | O_CLOEXEC);
@@ -1490,6 +1854,8 @@ int main(void)
 	}
 	/* The failures the tests provoke are expected: keep them quiet. */
 	kp_log_set_stderr_level(CRIU_LOG_MSG);
+	/* The jobs here are of plain files (memfds), not dma-bufs. */
+	kp_rw_test_mode(true);
 
 	test_parse();
 	test_checksum();
@@ -1500,6 +1866,8 @@ int main(void)
 	test_images();
 	test_copy();
 	test_parallel_restore();
+	test_parallel_restore_peers();
+	test_hsakmt_shm();
 	test_sparse_incremental();
 	test_chunked_slices();
 	test_scan_build();
