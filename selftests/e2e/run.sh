@@ -105,6 +105,13 @@
 #                detaches them); once it is killed no KFD object is left;
 #                a restore of the same images afterwards finishes right
 #   stream       criu --stream (skipped: Debian has no criu-image-streamer)
+#   shm-planted  user nobody puts a FIFO, then a symlink, at libhsakmt's
+#                /dev/shm/hsakmt_shared_mem (a world-writable directory);
+#                a dump of gpu_app (which never used libhsakmt) must
+#                neither hang (criu is killed after the run limit) nor
+#                fail, the plugin must warn it left the name out, and the
+#                restore finishes with the right RESULT. This project's
+#                plugin only (skipped for AMD's)
 #   rocr         opt-in (KFDSIM_E2E_ROCR=1, or "rocr" in KFDSIM_E2E_ONLY):
 #                rocr_app (Debian's ROCr 5.2.3, rounds of SDMA copies and
 #                loop dispatches on both GPUs) as the first ROCm process,
@@ -136,7 +143,8 @@
 # (KFD_BO_COPY and image checksums are this project's plugin's; AMD's
 # images carry no checksum), so are consistent and consistent-leave (AMD's
 # plugin sends UNPAUSE inside DUMP_EXT_FILE, before criu dumps the
-# process's memory: the window those tests catch), too-few expects AMD's message ("Number of
+# process's memory: the window those tests catch), so is shm-planted (it
+# tests this project's plugin's handling of /dev/shm), too-few expects AMD's message ("Number of
 # devices mismatch", which AMD's topology code prints on criu's stdout),
 # cycles accepts the render-node fds AMD's plugin leaves open in the
 # restored process, and plain_app accepts the error AMD's plugin before
@@ -1244,12 +1252,64 @@ t_stream() {
 	return 2
 }
 
+hsakmt_shm=/dev/shm/hsakmt_shared_mem
+hsakmt_sem=/dev/shm/sem.hsakmt_semaphore
+
+# What another user may put at libhsakmt's name: a FIFO (a blocking open
+# of it would hang the dump with the app frozen and its GPU paused), a
+# symlink (an open without O_NOFOLLOW follows it; with it, ELOOP). Neither
+# may hang or fail a dump of a process that never used libhsakmt.
+t_shm_planted() {
+	local pid dir exp=$work/planted.exp kind saved="" wrap=$work/criu-limited
+	need_plugin || return 2
+	if [ "$E2E_PLUGIN" != kfd ]; then
+		why="this project's plugin's handling of /dev/shm"
+		return 2
+	fi
+	if [ -e "$hsakmt_shm" ] || [ -L "$hsakmt_shm" ]; then
+		saved=$work/hsakmt_shm.saved
+		mv "$hsakmt_shm" "$saved" || return 1
+	fi
+	# A dump that hangs is killed, and fails, after the run limit.
+	printf '#!/bin/sh\nexec timeout -s KILL %s %s "$@"\n' "$run_limit" \
+		"$E2E_CRIU" >"$wrap"
+	chmod +x "$wrap"
+	expected "${app_args[@]}" >"$exp"
+	for kind in fifo symlink; do
+		rm -f "$hsakmt_shm"
+		case $kind in
+		fifo)	setpriv --reuid=65534 --regid=65534 --clear-groups \
+				mkfifo -m 0666 "$hsakmt_shm" ;;
+		symlink) setpriv --reuid=65534 --regid=65534 --clear-groups \
+				ln -s /etc/passwd "$hsakmt_shm" ;;
+		esac || { note "user nobody could not make the $kind"; break; }
+		note "$kind at $hsakmt_shm: $(stat -c '%F, owner %u' "$hsakmt_shm")"
+		dir=$work/img-planted-$kind
+		pid=$(start_app planted "${app_args[@]}") || break
+		sleep 1
+		E2E_CRIU=$wrap dump_mid planted "$pid" "$dir" ||
+			{ e2e_kill "$pid"; break; }
+		if ! grep -q "hsakmt_shared_mem is not a regular file" \
+			"$dir/dump.log"; then
+			note "no warning about the $kind in the dump's log"
+			e2e_kill "$pid"
+			break
+		fi
+		e2e_wait_exit "$pid" 10 || { e2e_kill "$pid"; break; }
+		restore_from planted "$dir" || {
+			e2e_criu_errors "$dir/restore.log" 10 | show; break; }
+		finish planted "$pid" "$exp" || break
+		kind=done-$kind
+	done
+	rm -f "$hsakmt_shm"
+	[ -z "$saved" ] || mv "$saved" "$hsakmt_shm"
+	[ "$kind" = done-symlink ]
+}
+
 # ---- ROCr (opt-in: KFDSIM_E2E_ROCR=1, or "rocr" in KFDSIM_E2E_ONLY) ----
 
 rocr_app=$E2E_BIN/rocr_app
 rocr_args=(-k "${KFDSIM_E2E_ROCR_ROUNDS:-4}" -s "${KFDSIM_E2E_ROCR_STEPS:-300}" -n 1M)
-hsakmt_shm=/dev/shm/hsakmt_shared_mem
-hsakmt_sem=/dev/shm/sem.hsakmt_semaphore
 
 rocr_wanted() {
 	[[ " $only " == *" rocr "* ]] || [ "${KFDSIM_E2E_ROCR:-0}" = 1 ]
@@ -1410,6 +1470,7 @@ else
 	run_test kill-dump t_kill_dump
 	run_test kill-restore t_kill_restore
 	run_test stream t_stream
+	run_test shm-planted t_shm_planted
 	if rocr_wanted; then
 		only="$only rocr rocr-other-node"
 		run_test rocr t_rocr
