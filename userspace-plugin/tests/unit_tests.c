@@ -239,6 +239,60 @@ static void test_checksum(void)
 	CHECK(kp_sum_buf(buf, 0) != kp_sum_buf(buf, 1));
 }
 
+/*
+ * XXH64 against values from the xxHash project's own tool (xxhsum -H1),
+ * and the zero-chunk shortcut and the one-pass chunk scan against it.
+ */
+static void test_xxh64(void)
+{
+	static const struct {
+		size_t len;
+		uint64_t h;
+	} pattern[] = {
+		{ 3, 0x22c08528601d4f27ULL },	{ 31, 0xe4a0e629e519a4aeULL },
+		{ 32, 0xcc6b8aaada790b2dULL },	{ 33, 0x35ec49850475a832ULL },
+		{ 100, 0x4826e367566ea023ULL },	{ 1000, 0x128da10cfbdc59d9ULL },
+		{ 4099, 0xb0160f2f6a9797cbULL }, { 65536, 0x017cc14c7769505eULL },
+	};
+	static uint8_t buf[65536];
+	uint64_t h = 0;
+	size_t i;
+
+	CHECK(kp_xxh64("", 0) == 0xef46db3751d8e999ULL);
+	CHECK(kp_xxh64("a", 1) == 0xd24ec4f1a98c6e5bULL);
+	CHECK(kp_xxh64("abc", 3) == 0x44bc2cf5ad770999ULL);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 37 + 11);
+	for (i = 0; i < KP_ARRAY_SIZE(pattern); i++)
+		CHECK(kp_xxh64(buf, pattern[i].len) == pattern[i].h);
+	CHECK(kp_chunk_sum(KP_SUM_XXH64, buf, 100) == 0x4826e367566ea023ULL);
+	CHECK(kp_chunk_sum(KP_SUM_FOLD64, buf, 100) == kp_sum_buf(buf, 100));
+	/* Unaligned input gives the same result. */
+	memmove(buf + 1, buf, 1000);
+	CHECK(kp_xxh64(buf + 1, 1000) == 0x128da10cfbdc59d9ULL);
+	CHECK(!kp_chunk_scan(KP_SUM_XXH64, buf + 1, 1000, &h) &&
+	      h == 0x128da10cfbdc59d9ULL);
+
+	CHECK(kp_chunk_sum_zeros(KP_SUM_XXH64, 20) == 0x5c41df61e8f6b241ULL);
+	CHECK(kp_chunk_sum_zeros(KP_SUM_XXH64, 4096) == 0xac869b6f32d8bbdbULL);
+	CHECK(kp_chunk_sum_zeros(KP_SUM_XXH64, 65536) ==
+	      0x5983dda9f15715a4ULL);
+	CHECK(kp_chunk_sum_zeros(KP_SUM_FOLD64, 4096) == kp_sum_zeros(4096));
+	memset(buf, 0, sizeof(buf));
+	for (i = 0; i <= 70; i++)
+		CHECK(kp_chunk_sum_zeros(KP_SUM_XXH64, i) == kp_xxh64(buf, i));
+	/* A zero chunk is found as such; one non-zero byte anywhere is not. */
+	h = 1;
+	CHECK(kp_chunk_scan(KP_SUM_XXH64, buf, sizeof(buf), &h) && h == 1);
+	buf[sizeof(buf) - 1] = 1;
+	CHECK(!kp_chunk_scan(KP_SUM_XXH64, buf, sizeof(buf), &h) &&
+	      h == kp_xxh64(buf, sizeof(buf)));
+	CHECK(!kp_chunk_scan(KP_SUM_FOLD64, buf, sizeof(buf), &h) &&
+	      h == kp_sum_buf(buf, sizeof(buf)));
+	CHECK(!strcmp(kp_sum_kind_name(KP_SUM_XXH64), "xxh64"));
+	CHECK(!strcmp(kp_sum_kind_name(7), "?"));
+}
+
 static const struct fake_gpu two[] = {
 	{ .gpu_id = 1111, .minor = 128, .simd_count = 240, .vram = 512ULL << 20,
 	  .fw = 469 },
@@ -1493,6 +1547,7 @@ int main(void)
 
 	test_parse();
 	test_checksum();
+	test_xxh64();
 	test_topology_read();
 	test_topology_hidden();
 	test_match();
