@@ -161,6 +161,8 @@ static int kp_sdma_copy(struct kp_sdma *s, uint64_t dst, uint64_t src,
 			uint64_t len)
 {
 	uint32_t *ib = s->ib_cpu, n = 0;
+	uint64_t t = kp_prof_now();
+	int ret;
 
 	s->copied += len;
 	while (len) {
@@ -180,7 +182,9 @@ static int kp_sdma_copy(struct kp_sdma *s, uint64_t dst, uint64_t src,
 	}
 	while (n % KP_SDMA_IB_ALIGN)
 		ib[n++] = KP_SDMA_NOP;
-	return kp_sdma_submit(s, n, s->list);
+	ret = kp_sdma_submit(s, n, s->list);
+	kp_prof_add(&s->j->prof, KP_PROF_SDMA, t);
+	return ret;
 }
 
 /* Dwords of the IB for one window of @window bytes. */
@@ -208,13 +212,17 @@ static bool kp_render_is_kfdsim(int fd)
 static int kp_scan_run(struct kp_sdma *s, uint64_t src, uint64_t len,
 		       amdgpu_bo_list_handle list)
 {
+	uint64_t t = kp_prof_now();
 	uint32_t ndw;
+	int ret;
 
 	ndw = kp_scan_build((uint32_t *)(s->scan_cpu + KP_SCAN_HEAD),
 			    s->scan_cpu, s->scan.va, src, len, s->j->chunk,
 			    s->scan.va + s->scan_out);
-	return kp_ring_submit(s, AMDGPU_HW_IP_COMPUTE, s->scan.va + KP_SCAN_HEAD,
-			      ndw, list);
+	ret = kp_ring_submit(s, AMDGPU_HW_IP_COMPUTE, s->scan.va + KP_SCAN_HEAD,
+			     ndw, list);
+	kp_prof_add(&s->j->prof, KP_PROF_SCAN, t);
+	return ret;
 }
 
 static void kp_scan_teardown(struct kp_sdma *s)
@@ -225,10 +233,24 @@ static void kp_scan_teardown(struct kp_sdma *s)
 	kp_sdma_unmap(&s->scan);
 }
 
+/* Does any BO of @j have a parent image's chunk sums to compare with? */
+static bool kp_job_has_base(const struct kp_copy_job *j)
+{
+	unsigned int i;
+
+	for (i = 0; i < j->nbos; i++)
+		if (j->bos[i].base)
+			return true;
+	return false;
+}
+
 /*
- * Save with chunks: try to classify them on the GPU. A page of a known
- * pattern must give the CPU's checksum first; if anything fails, the CPU
- * classifies (this is not an SDMA failure).
+ * Save with chunks and a parent image: try to classify them on the GPU,
+ * so that unchanged chunks are never copied. A page of a known pattern
+ * must give the CPU's checksum first; if anything fails, the CPU
+ * classifies (this is not an SDMA failure). Without a parent, a scan would
+ * read every byte once more before the copy reads it again: the CPU
+ * classifies each window as it passes through the bounce buffer.
  */
 static void kp_scan_setup(struct kp_sdma *s)
 {
@@ -246,6 +268,10 @@ static void kp_scan_setup(struct kp_sdma *s)
 		return;
 	if (j->cpu_scan)
 		no = "KFD_BO_SCAN=cpu";
+	else if (!kp_job_has_base(j))
+		no = "no parent image, a full dump: every chunk is copied and classified on the way";
+	else if (j->sum_kind != KP_SUM_FOLD64)
+		no = "the GPU's scan kernel sums with fold64, the parent image with another function";
 	else if (j->chunk > KP_SCAN_MAX_CHUNK || j->chunk % 8)
 		no = "the chunk size is not one the GPU kernel takes";
 	else if (!kp_render_is_kfdsim(s->fd))
@@ -449,7 +475,7 @@ static int kp_sdma_save_scanned(struct kp_sdma *s, int img,
 				struct kp_copy_bo *bo, uint64_t off,
 				size_t len, struct kp_sum *sum)
 {
-	const struct kp_copy_job *j = s->j;
+	struct kp_copy_job *j = s->j;
 	uint64_t c0 = off / j->chunk, n = (len + j->chunk - 1) / j->chunk;
 	uint64_t gpu = s->data.va + off, c, run, start, end;
 	int ret;

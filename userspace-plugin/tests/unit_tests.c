@@ -953,6 +953,13 @@ static int dirty_bo(size_t size)
 	return fd;
 }
 
+/*
+ * The chunk sum function of the chunked tests' dumps: fold64 makes them
+ * version 2 images as the plugin wrote them before version 3 (no
+ * chunk_sum field), which must still restore; xxh64 is what it writes now.
+ */
+static enum kp_sum_kind test_sum_kind;
+
 /* One image of the chain: dump_id, parent and the saved BO's chunk map. */
 struct chunked {
 	uint8_t kinds[NCH];
@@ -981,7 +988,7 @@ static int save_chunked(int dirfd, int fd, const struct chunked *base,
 	};
 	struct kp_copy_job j = {
 		.dir = KP_COPY_SAVE, .gpu_id = 1111, .nbos = 1, .bos = &bo,
-		.no_sync = true, .chunk = CH,
+		.no_sync = true, .chunk = CH, .sum_kind = test_sum_kind,
 	};
 	int ret;
 
@@ -1009,7 +1016,8 @@ static void write_chunked_image(int dirfd, uint64_t dump_id,
 	KfdProcess p;
 	int fd;
 
-	t = one_gpu_header(&h, &gm, gpus, KP_IMAGE_VERSION);
+	t = one_gpu_header(&h, &gm, gpus,
+			   test_sum_kind == KP_SUM_FOLD64 ? 2 : KP_IMAGE_VERSION);
 	h.has_pid = h.has_dump_id = true;
 	h.pid = 4242;
 	h.dump_id = dump_id;
@@ -1038,6 +1046,8 @@ static void write_chunked_image(int dirfd, uint64_t dump_id,
 	p.priv_data.data = priv;
 	p.has_chunk_size = true;
 	p.chunk_size = CH;
+	p.has_chunk_sum = test_sum_kind != KP_SUM_FOLD64;
+	p.chunk_sum = test_sum_kind;
 	if (parent_dump) {
 		p.has_parent_dump_id = p.has_parent_image = true;
 		p.has_parent_depth = true;
@@ -1088,6 +1098,9 @@ static int restore_chunked(int dirfd, int src)
 	p = read_kfd1(dirfd, &h);
 	if (!p)
 		goto out;
+	/* As restore.c: the image says which function its sums are. */
+	j.sum_kind = kp_process_sum_kind(p);
+	CHECK(j.sum_kind == test_sum_kind);
 	ret = kp_chain_open(dirfd, "kfd-1.img", p, &chain);
 	if (ret)
 		goto out;
@@ -1253,7 +1266,8 @@ static void test_sparse_incremental(void)
 	      c1.kinds[5] == KFD_CHUNK__KFD_CHUNK_ZERO);
 	CHECK(c1.stored == 2 * CH);
 	CHECK(file_size(d1, pages) == 2 * CH);
-	CHECK(c1.sums[0] == kp_sum_zeros(CH) && c1.sums[1] != c1.sums[4]);
+	CHECK(c1.sums[0] == kp_chunk_sum_zeros(test_sum_kind, CH) &&
+	      c1.sums[1] != c1.sums[4]);
 	CHECK(kp_chunk_size_ok(CH) && kp_chunk_size_ok(64U << 20));
 	CHECK(!kp_chunk_size_ok(2048) && !kp_chunk_size_ok(3 * CH) &&
 	      !kp_chunk_size_ok(128U << 20));
@@ -1446,6 +1460,35 @@ static void test_scan_build(void)
 }
 
 /*
+ * Save the classified BO of @j as sdma_copy.c does after a GPU scan: only
+ * the DATA chunks of @p copied to the bounce buffer. 0 or -errno.
+ */
+static int save_scanned(struct kp_copy_job *j, const uint8_t *p)
+{
+	struct kp_copy_bo *bo = j->bos;
+	uint8_t *copy = calloc(NCH, CH);
+	struct kp_sum sum;
+	int img, ret = -ENOMEM;
+	uint64_t c;
+
+	img = kp_img_create(j->image);
+	CHECK(img >= 0 && copy);
+	if (copy && img >= 0) {
+		for (c = 0; c < NCH; c++)
+			if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA)
+				memcpy(copy + c * CH, p + c * CH, CH);
+		kp_sum_init(&sum);
+		bo->scanned = true;
+		ret = kp_copy_image_io(j, img, bo, 0, copy, NCH * CH, &sum);
+		bo->scanned = false;
+	}
+	if (img >= 0)
+		close(img);
+	free(copy);
+	return ret;
+}
+
+/*
  * The GPU's results classify as the CPU would, and a save from them
  * writes the same image, having copied only the stored chunks.
  */
@@ -1460,9 +1503,8 @@ static void test_scan_classify(void)
 		.dir = KP_COPY_SAVE, .gpu_id = 2222, .nbos = 1, .bos = &bo,
 		.no_sync = true, .chunk = CH,
 	};
-	struct kp_sum sum;
 	char why[256] = "", name[KP_NAME_LEN];
-	int fd, dirfd, img;
+	int fd, dirfd;
 	uint64_t sums[NCH], c;
 	size_t alen, blen;
 	unsigned int i;
@@ -1499,28 +1541,23 @@ static void test_scan_classify(void)
 	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, why, sizeof(why)));
 	kp_set_image_dir(dirfd);
 	kp_name_pages(j.image, 1, 2222);
-	img = kp_img_create(j.image);
-	CHECK(img >= 0);
-	{
-		uint8_t *copy = calloc(NCH, CH);
-
-		CHECK(copy != NULL);
-		for (c = 0; copy && c < NCH; c++)
-			if (kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA)
-				memcpy(copy + c * CH, p + c * CH, CH);
-		kp_sum_init(&sum);
-		bo.scanned = true;
-		CHECK(copy && !kp_copy_image_io(&j, img, &bo, 0, copy,
-						NCH * CH, &sum));
-		bo.scanned = false;
-		free(copy);
-	}
-	close(img);
+	CHECK(!save_scanned(&j, p) && bo.stored == cpu.stored &&
+	      bo.stored == 3 * CH);
 	CHECK(bo.stored == cpu.stored && bo.stored == 3 * CH);
 	b = read_file_at(dirfd, j.image, &blen);
 	CHECK(a && b && alen == blen && !memcmp(a, b, alen));
 	free(a);
 	free(b);
+
+	/*
+	 * A DATA chunk whose GPU checksum is not what its bytes give: the
+	 * CPU sums what it writes, and the dump fails there and then.
+	 */
+	sums[3] ^= 1ULL << 40;
+	CHECK(save_scanned(&j, p) == -EIO);
+	CHECK(strstr(kp_log_last(), "the GPU's checksum") &&
+	      strstr(kp_log_last(), "offset 12288"));
+	sums[3] ^= 1ULL << 40;
 
 	/* A zero chunk whose checksum is not the CPU's: not trusted. */
 	pairs[0] ^= 1;
@@ -1556,6 +1593,20 @@ int main(void)
 	test_copy();
 	test_parallel_restore();
 	test_sparse_incremental();
+	/*
+	 * Again with what dumps write now (version 3, XXH64 chunk sums), in
+	 * a directory of its own below the first run's.
+	 */
+	{
+		size_t n = strlen(tmpdir);
+
+		strcat(tmpdir, "/xxh64");
+		CHECK(!mkdir(tmpdir, 0755));
+		test_sum_kind = KP_SUM_XXH64;
+		test_sparse_incremental();
+		test_sum_kind = KP_SUM_FOLD64;
+		tmpdir[n] = 0;
+	}
 	test_chunked_slices();
 	test_scan_build();
 	test_scan_classify();
