@@ -176,18 +176,16 @@ void kp_chunk_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
 }
 
 /*
- * Save one chunk: classify it (one pass: zero test, then the sum of a
- * chunk that is not zero) unless the GPU did, and write it if DATA.
- * After a GPU scan the CPU still sums every DATA chunk it writes (the
- * bytes are at hand, SDMA just copied them) and holds the GPU to it.
+ * Save side of one chunk: classify it (one pass: zero test, then the sum
+ * of a chunk that is not zero) unless the GPU did. After a GPU scan the
+ * CPU still sums every DATA chunk it writes (the bytes are at hand, SDMA
+ * just copied them) and holds the GPU to it. The caller writes DATA.
  */
-static int kp_chunk_save(struct kp_copy_job *j, int img,
-			 struct kp_copy_bo *bo, uint64_t c, const uint8_t *p,
-			 size_t clen)
+static int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
+			 uint64_t c, const uint8_t *p, size_t clen)
 {
 	uint64_t h = 0, t = kp_prof_now();
 	bool zero;
-	int ret;
 
 	if (!bo->scanned) {
 		zero = kp_chunk_scan(j->sum_kind, p, clen, &h);
@@ -201,25 +199,62 @@ static int kp_chunk_save(struct kp_copy_job *j, int img,
 			return -EIO;
 		}
 	}
-	t = kp_prof_add(&j->prof, KP_PROF_SUM, t);
-	if (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA)
+	kp_prof_add(&j->prof, KP_PROF_SUM, t);
+	return 0;
+}
+
+/* Write @len bytes of DATA chunks at @p (a run of them, or nothing). */
+static int kp_run_write(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
+			const uint8_t *p, size_t len)
+{
+	uint64_t t = kp_prof_now();
+	int ret;
+
+	if (!len)
 		return 0;
-	ret = kp_write_all(img, p, clen);
+	ret = kp_write_all(img, p, len);
 	kp_prof_add(&j->prof, KP_PROF_IO, t);
 	if (ret)
 		kp_err("cannot write image %s: %s", j->image, strerror(-ret));
-	bo->stored += clen;
+	bo->stored += len;
 	return ret;
 }
 
-/* Load one chunk into @p, from wherever it is, and check its sum. */
-static int kp_chunk_load(struct kp_copy_job *j, int img,
-			 const struct kp_copy_bo *bo, uint64_t c, uint8_t *p,
-			 size_t clen)
+/*
+ * Read @len bytes of a run of DATA chunks into @p, the first of them chunk
+ * @c of @bo. 0 or -errno, logged.
+ */
+static int kp_run_read(struct kp_copy_job *j, int img,
+		       const struct kp_copy_bo *bo, uint64_t c, uint8_t *p,
+		       size_t len)
+{
+	uint64_t t = kp_prof_now();
+	ssize_t n;
+
+	n = kp_read_all(img, p, len);
+	kp_prof_add(&j->prof, KP_PROF_IO, t);
+	if (n < 0) {
+		kp_err("cannot read image %s: %s", j->image, strerror((int)-n));
+		return (int)n;
+	}
+	if ((size_t)n != len) {
+		kp_err("image %s is truncated: BO 0x%" PRIx64 " lacks bytes of its chunk at offset %" PRIu64,
+		       j->image, bo->addr,
+		       (c + (uint64_t)n / j->chunk) * j->chunk);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Load one chunk into @p, from wherever it is, and check its sum. A DATA
+ * chunk is already there (kp_run_read()).
+ */
+static int kp_chunk_load(struct kp_copy_job *j, const struct kp_copy_bo *bo,
+			 uint64_t c, uint8_t *p, size_t clen)
 {
 	uint8_t kind = bo->kinds[c];
 	uint64_t h, t = kp_prof_now();
-	ssize_t n;
 	int ret;
 
 	switch (kind) {
@@ -230,18 +265,6 @@ static int kp_chunk_load(struct kp_copy_job *j, int img,
 		kp_prof_add(&j->prof, KP_PROF_FILL, t);
 		break;
 	case KFD_CHUNK__KFD_CHUNK_DATA:
-		n = kp_read_all(img, p, clen);
-		if (n < 0) {
-			kp_err("cannot read image %s: %s", j->image,
-			       strerror((int)-n));
-			return (int)n;
-		}
-		if ((size_t)n != clen) {
-			kp_err("image %s is truncated: BO 0x%" PRIx64 " lacks bytes of its chunk at offset %" PRIu64,
-			       j->image, bo->addr, c * j->chunk);
-			return -EIO;
-		}
-		t = kp_prof_add(&j->prof, KP_PROF_IO, t);
 		h = kp_chunk_sum(j->sum_kind, p, clen);
 		kp_prof_add(&j->prof, KP_PROF_SUM, t);
 		break;
@@ -264,13 +287,20 @@ static int kp_chunk_load(struct kp_copy_job *j, int img,
 	return 0;
 }
 
+/*
+ * Bytes of consecutive DATA chunks moved with one write() or read(): fewer
+ * system calls (each costs much under emulation), and still small enough
+ * that a run's chunks are in the cache between their sum and their copy.
+ */
+#define KP_IO_RUN	(1U << 20)
+
 int kp_copy_image_io(struct kp_copy_job *j, int img,
 		     struct kp_copy_bo *bo, uint64_t off, void *buf,
 		     size_t len, struct kp_sum *sum)
 {
 	uint8_t *p = buf;
-	uint64_t c;
-	size_t k, clen;
+	uint64_t c, d;
+	size_t k, clen, run = 0, run_at = 0, have = 0, n;
 	int ret;
 
 	if (!j->chunk)
@@ -281,14 +311,41 @@ int kp_copy_image_io(struct kp_copy_job *j, int img,
 		clen = kp_chunk_len(bo->size, j->chunk, c);
 		if (clen > len - k)
 			clen = len - k;
-		ret = j->dir == KP_COPY_SAVE ?
-		      kp_chunk_save(j, img, bo, c, p + k, clen) :
-		      kp_chunk_load(j, img, bo, c, p + k, clen);
+		if (j->dir == KP_COPY_SAVE) {
+			ret = kp_chunk_save(j, bo, c, p + k, clen);
+			if (!ret && (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA ||
+				     run + clen > KP_IO_RUN)) {
+				ret = kp_run_write(j, img, bo, p + run_at, run);
+				run = 0;
+			}
+			if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA) {
+				if (!run)
+					run_at = k;
+				run += clen;
+			}
+		} else {
+			/* A DATA chunk not read yet: read its run. */
+			ret = 0;
+			if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA &&
+			    k >= have) {
+				for (n = 0, d = c; k + n < len && n < KP_IO_RUN &&
+				     bo->kinds[d] == KFD_CHUNK__KFD_CHUNK_DATA;
+				     d++)
+					n += KP_MIN(kp_chunk_len(bo->size,
+								 j->chunk, d),
+						    len - k - n);
+				ret = kp_run_read(j, img, bo, c, p + k, n);
+				have = k + n;
+			}
+			if (!ret)
+				ret = kp_chunk_load(j, bo, c, p + k, clen);
+		}
 		if (ret)
 			return ret;
 		kp_sum_u64(sum, bo->sums[c]);
 	}
-	return 0;
+	return j->dir == KP_COPY_SAVE ?
+	       kp_run_write(j, img, bo, p + run_at, run) : 0;
 }
 
 /* Tell the exporter the CPU is about to access, or is done with, the BO. */

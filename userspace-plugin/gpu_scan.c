@@ -44,12 +44,13 @@ static uint32_t kp_pm4_set_sh(uint32_t *ib, uint32_t reg, const uint32_t *v,
 
 uint32_t kp_scan_build(uint32_t *ib, void *head, uint64_t head_va,
 		       uint64_t src, uint64_t len, uint32_t chunk,
-		       uint64_t out)
+		       enum kp_sum_kind kind, uint64_t out)
 {
 	struct kfdsim_kernel_descriptor desc = {
 		.magic = KFDSIM_KERNEL_MAGIC,
 		.version = KFDSIM_KERNEL_VERSION,
-		.opcode = KFDSIM_KERNEL_CHUNK_SUMS,
+		.opcode = kind == KP_SUM_XXH64 ? KFDSIM_KERNEL_CHUNK_XXH64 :
+						 KFDSIM_KERNEL_CHUNK_SUMS,
 	};
 	struct kfdsim_args_chunk_sums args = {
 		.src = src,

@@ -218,7 +218,7 @@ static int kp_scan_run(struct kp_sdma *s, uint64_t src, uint64_t len,
 
 	ndw = kp_scan_build((uint32_t *)(s->scan_cpu + KP_SCAN_HEAD),
 			    s->scan_cpu, s->scan.va, src, len, s->j->chunk,
-			    s->scan.va + s->scan_out);
+			    s->j->sum_kind, s->scan.va + s->scan_out);
 	ret = kp_ring_submit(s, AMDGPU_HW_IP_COMPUTE, s->scan.va + KP_SCAN_HEAD,
 			     ndw, list);
 	kp_prof_add(&s->j->prof, KP_PROF_SCAN, t);
@@ -270,8 +270,6 @@ static void kp_scan_setup(struct kp_sdma *s)
 		no = "KFD_BO_SCAN=cpu";
 	else if (!kp_job_has_base(j))
 		no = "no parent image, a full dump: every chunk is copied and classified on the way";
-	else if (j->sum_kind != KP_SUM_FOLD64)
-		no = "the GPU's scan kernel sums with fold64, the parent image with another function";
 	else if (j->chunk > KP_SCAN_MAX_CHUNK || j->chunk % 8)
 		no = "the chunk size is not one the GPU kernel takes";
 	else if (!kp_render_is_kfdsim(s->fd))
@@ -308,15 +306,19 @@ static void kp_scan_setup(struct kp_sdma *s)
 		bounce[i] = (uint8_t)(i * 131 + 7);
 	ret = kp_scan_run(s, s->bounce.va, page, NULL);
 	pairs = (uint64_t *)(s->scan_cpu + s->scan_out);
-	if (!ret && (pairs[0] != kp_sum_buf(bounce, page) || !pairs[1]))
+	if (!ret && (pairs[0] != kp_chunk_sum(j->sum_kind, bounce, page) ||
+		     !pairs[1]))
 		ret = kp_sdma_fail(s, -EIO,
-				   "self-test: checksum 0x%016" PRIx64 ", the CPU's 0x%016" PRIx64,
-				   pairs[0], kp_sum_buf(bounce, page));
+				   "self-test: %s checksum 0x%016" PRIx64 ", the CPU's 0x%016" PRIx64,
+				   kp_sum_kind_name(j->sum_kind), pairs[0],
+				   kp_chunk_sum(j->sum_kind, bounce, page));
 	memset(bounce, 0, page);
 	if (ret)
 		goto fail;
-	kp_info("GPU %u: chunks classified on the GPU (CHUNK_SUMS kernel on the compute ring of renderD%u)",
-		j->gpu_id, j->render_minor);
+	kp_info("GPU %u: chunks classified on the GPU (%s kernel on the compute ring of renderD%u)",
+		j->gpu_id,
+		j->sum_kind == KP_SUM_XXH64 ? "CHUNK_XXH64" : "CHUNK_SUMS",
+		j->render_minor);
 	return;
 fail:
 	kp_info("GPU %u: chunks classified on the CPU: the GPU scan failed: %s",

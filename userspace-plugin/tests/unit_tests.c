@@ -1427,8 +1427,13 @@ static void test_scan_build(void)
 	struct kfdsim_kernel_descriptor d;
 	struct kfdsim_args_chunk_sums a;
 
+	/* Image version 3's sums: the XXH64 kernel. */
+	kp_scan_build(ib, head, 0x100000, 0x200000, CH, CH, KP_SUM_XXH64,
+		      0x300000);
+	memcpy(&d, head, sizeof(d));
+	CHECK(d.opcode == KFDSIM_KERNEL_CHUNK_XXH64);
 	n = kp_scan_build(ib, head, 0x100000, 0x200000, 5 * CH + 8, CH,
-			  0x300000);
+			  KP_SUM_FOLD64, 0x300000);
 	memcpy(&d, head, sizeof(d));
 	CHECK(d.magic == KFDSIM_KERNEL_MAGIC &&
 	      d.opcode == KFDSIM_KERNEL_CHUNK_SUMS && !d.pad);
