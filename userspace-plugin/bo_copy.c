@@ -192,7 +192,9 @@ static int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
 		kp_chunk_classify(j, bo, c, clen, zero, h);
 	} else if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA) {
 		h = kp_chunk_sum(j->sum_kind, p, clen);
-		if (h != bo->sums[c]) {
+		if (bo->scan_zero)
+			bo->sums[c] = h;
+		else if (h != bo->sums[c]) {
 			kp_err("BO 0x%" PRIx64 " (GPU %u): the GPU's checksum of its chunk at offset %" PRIu64 " is 0x%016" PRIx64 ", the bytes copied give 0x%016" PRIx64 ": the dump fails",
 			       bo->addr, j->gpu_id, c * j->chunk, bo->sums[c],
 			       h);

@@ -42,9 +42,11 @@ struct kp_copy_bo {
 	/*
 	 * save: the GPU has classified the current window's chunks
 	 * (gpu_scan.h): @kinds and @sums are set, and only DATA chunks
-	 * hold copied bytes.
+	 * hold copied bytes. @scan_zero: the GPU only told zero chunks
+	 * apart (a full dump: no sums to compare), the CPU sums DATA ones.
 	 */
 	bool scanned;
+	bool scan_zero;
 };
 
 enum kp_copy_mode {
@@ -174,7 +176,8 @@ int kp_copy_image_io(struct kp_copy_job *j, int img,
  *
  * When the GPU classified the chunks (bo->scanned), the CPU checks the
  * GPU's sum of every DATA chunk against the bytes it writes: a wrong sum
- * fails the dump instead of the restore.
+ * fails the dump instead of the restore (after a zero test alone,
+ * bo->scan_zero, the CPU's sum is the chunk's).
  */
 void kp_chunk_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
 		       uint64_t c, size_t clen, bool zero, uint64_t h);

@@ -49,6 +49,7 @@ struct kp_sdma {
 	uint8_t *scan_cpu;
 	uint64_t scan_out;		/* offset of the results */
 	uint64_t scan_chunks;		/* chunks classified there */
+	bool scan_zero;			/* only the zero test: no parent */
 	uint64_t copied;		/* bytes SDMA moved */
 	bool engine;			/* the failure was SDMA's */
 	char *why;
@@ -218,7 +219,8 @@ static int kp_scan_run(struct kp_sdma *s, uint64_t src, uint64_t len,
 
 	ndw = kp_scan_build((uint32_t *)(s->scan_cpu + KP_SCAN_HEAD),
 			    s->scan_cpu, s->scan.va, src, len, s->j->chunk,
-			    s->j->sum_kind, s->scan.va + s->scan_out);
+			    s->j->sum_kind, s->scan_zero,
+			    s->scan.va + s->scan_out);
 	ret = kp_ring_submit(s, AMDGPU_HW_IP_COMPUTE, s->scan.va + KP_SCAN_HEAD,
 			     ndw, list);
 	kp_prof_add(&s->j->prof, KP_PROF_SCAN, t);
@@ -245,12 +247,16 @@ static bool kp_job_has_base(const struct kp_copy_job *j)
 }
 
 /*
- * Save with chunks and a parent image: try to classify them on the GPU,
- * so that unchanged chunks are never copied. A page of a known pattern
- * must give the CPU's checksum first; if anything fails, the CPU
- * classifies (this is not an SDMA failure). Without a parent, a scan would
- * read every byte once more before the copy reads it again: the CPU
- * classifies each window as it passes through the bounce buffer.
+ * Save with chunks: try to classify them on the GPU, so that zero and
+ * unchanged chunks are never copied. With a parent image the kernel sums
+ * every chunk (KFDSIM_KERNEL_CHUNK_XXH64 or _SUMS, the image's function)
+ * to compare with the parent's; a full dump has nothing to compare with,
+ * and a sum would read every byte once more before the copy reads it
+ * again, so the kernel only tells zero chunks apart, reading a chunk with
+ * data no further than its first non-zero word (KFDSIM_KERNEL_CHUNK_ZERO),
+ * and the CPU sums the chunks as they pass through the bounce buffer. A
+ * page of a known pattern must give the CPU's answer first; if anything
+ * fails, the CPU classifies (this is not an SDMA failure).
  */
 static void kp_scan_setup(struct kp_sdma *s)
 {
@@ -268,8 +274,6 @@ static void kp_scan_setup(struct kp_sdma *s)
 		return;
 	if (j->cpu_scan)
 		no = "KFD_BO_SCAN=cpu";
-	else if (!kp_job_has_base(j))
-		no = "no parent image, a full dump: every chunk is copied and classified on the way";
 	else if (j->chunk > KP_SCAN_MAX_CHUNK || j->chunk % 8)
 		no = "the chunk size is not one the GPU kernel takes";
 	else if (!kp_render_is_kfdsim(s->fd))
@@ -280,6 +284,7 @@ static void kp_scan_setup(struct kp_sdma *s)
 		return;
 	}
 
+	s->scan_zero = !kp_job_has_base(j);
 	s->scan_out = page;
 	size = page + kp_round_up(j->window / j->chunk * KP_SCAN_PAIR, page);
 	req.alloc_size = size;
@@ -306,17 +311,21 @@ static void kp_scan_setup(struct kp_sdma *s)
 		bounce[i] = (uint8_t)(i * 131 + 7);
 	ret = kp_scan_run(s, s->bounce.va, page, NULL);
 	pairs = (uint64_t *)(s->scan_cpu + s->scan_out);
-	if (!ret && (pairs[0] != kp_chunk_sum(j->sum_kind, bounce, page) ||
+	if (!ret && (pairs[0] != (s->scan_zero ? 0 :
+				  kp_chunk_sum(j->sum_kind, bounce, page)) ||
 		     !pairs[1]))
 		ret = kp_sdma_fail(s, -EIO,
 				   "self-test: %s checksum 0x%016" PRIx64 ", the CPU's 0x%016" PRIx64,
+				   s->scan_zero ? "zero-test" :
 				   kp_sum_kind_name(j->sum_kind), pairs[0],
+				   s->scan_zero ? 0 :
 				   kp_chunk_sum(j->sum_kind, bounce, page));
 	memset(bounce, 0, page);
 	if (ret)
 		goto fail;
 	kp_info("GPU %u: chunks classified on the GPU (%s kernel on the compute ring of renderD%u)",
 		j->gpu_id,
+		s->scan_zero ? "CHUNK_ZERO, a full dump" :
 		j->sum_kind == KP_SUM_XXH64 ? "CHUNK_XXH64" : "CHUNK_SUMS",
 		j->render_minor);
 	return;
@@ -487,7 +496,7 @@ static int kp_sdma_save_scanned(struct kp_sdma *s, int img,
 		return ret;
 	ret = kp_scan_classify(j, bo, c0, n,
 			       (const uint64_t *)(s->scan_cpu + s->scan_out),
-			       s->why, s->why_len);
+			       s->scan_zero, s->why, s->why_len);
 	if (ret) {
 		s->engine = true;
 		return ret;
@@ -508,8 +517,9 @@ static int kp_sdma_save_scanned(struct kp_sdma *s, int img,
 	}
 	s->scan_chunks += n;
 	bo->scanned = true;
+	bo->scan_zero = s->scan_zero;
 	ret = kp_copy_image_io(j, img, bo, off, s->bounce_mem, len, sum);
-	bo->scanned = false;
+	bo->scanned = bo->scan_zero = false;
 	return ret;
 }
 

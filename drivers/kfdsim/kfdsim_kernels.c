@@ -86,10 +86,11 @@ struct kfdsim_run {
 	void *bounce[2];
 };
 
-/* The two chunk kernels differ only in the checksum of a chunk. */
+/* The chunk kernels differ only in the checksum of a chunk (or none). */
 static bool kfdsim_chunk_op(u32 op)
 {
-	return op == KFDSIM_KERNEL_CHUNK_SUMS || op == KFDSIM_KERNEL_CHUNK_XXH64;
+	return op == KFDSIM_KERNEL_CHUNK_SUMS ||
+	       op == KFDSIM_KERNEL_CHUNK_XXH64 || op == KFDSIM_KERNEL_CHUNK_ZERO;
 }
 
 /* -ENOEXEC, with why the dispatch cannot run. */
@@ -166,6 +167,7 @@ static size_t kfdsim_args_size(u32 op)
 		return sizeof(struct kfdsim_args_loop);
 	case KFDSIM_KERNEL_CHUNK_SUMS:
 	case KFDSIM_KERNEL_CHUNK_XXH64:
+	case KFDSIM_KERNEL_CHUNK_ZERO:
 		return sizeof(struct kfdsim_args_chunk_sums);
 	default:
 		return 0;
@@ -245,6 +247,7 @@ static int kfdsim_check_args(struct kfdsim_run *run)
 		break;
 	case KFDSIM_KERNEL_CHUNK_SUMS:
 	case KFDSIM_KERNEL_CHUNK_XXH64:
+	case KFDSIM_KERNEL_CHUNK_ZERO:
 		return kfdsim_check_chunk_sums(run);
 	}
 	return ok ? 0 : kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_CODE,
@@ -318,6 +321,12 @@ static int kfdsim_chunk_sums_fn(void *ctx, void *ptr, size_t len, u64 va)
 	size_t i;
 
 	/* Pieces start and end on 8-byte boundaries: src and chunk are. */
+	if (run->op == KFDSIM_KERNEL_CHUNK_ZERO) {
+		for (i = 0; i < len / sizeof(u64) && !bits; i++)
+			bits = le64_to_cpu(src[i]);
+		run->bits = bits;
+		return 0;
+	}
 	if (run->op == KFDSIM_KERNEL_CHUNK_XXH64) {
 		for (i = 0; i < len / sizeof(u64); i++)
 			bits |= le64_to_cpu(src[i]);
@@ -341,7 +350,9 @@ static int kfdsim_chunk_sums_done(struct kfdsim_run *run, u64 c, u64 len)
 	__le64 out[2];
 	u64 h = run->hash ^ len;
 
-	if (run->op == KFDSIM_KERNEL_CHUNK_XXH64) {
+	if (run->op == KFDSIM_KERNEL_CHUNK_ZERO) {
+		h = 0;
+	} else if (run->op == KFDSIM_KERNEL_CHUNK_XXH64) {
 		h = xxh64_digest(&run->xxh);
 	} else {
 		h ^= h >> 31;
@@ -433,6 +444,7 @@ static int kfdsim_run_piece(struct kfdsim_run *run, u64 off, size_t len)
 					kfdsim_loop_fn, run, run->fault);
 	case KFDSIM_KERNEL_CHUNK_SUMS:
 	case KFDSIM_KERNEL_CHUNK_XXH64:
+	case KFDSIM_KERNEL_CHUNK_ZERO:
 		return kfdsim_vm_access(run->vm, a->chunk_sums.src + off, len,
 					false, kfdsim_chunk_sums_fn, run,
 					run->fault);
@@ -469,6 +481,9 @@ static int kfdsim_run_wg(struct kfdsim_run *run, u32 wg)
 		if (ret)
 			return ret;
 		off += len;
+		/* The zero test is done at a chunk's first non-zero word. */
+		if (run->op == KFDSIM_KERNEL_CHUNK_ZERO && run->bits)
+			break;
 		cond_resched();
 	}
 

@@ -1595,8 +1595,22 @@ static uint32_t cs_op = KFDSIM_KERNEL_CHUNK_SUMS;
 
 static uint64_t cs_ref_sum(const uint8_t *p, uint64_t len)
 {
+	if (cs_op == KFDSIM_KERNEL_CHUNK_ZERO)
+		return 0;
 	return cs_op == KFDSIM_KERNEL_CHUNK_XXH64 ? kp_xxh64(p, len) :
 						    kp_sum_buf(p, len);
+}
+
+/* What [1] holds: the OR of the words, or (zero test) the first non-zero. */
+static uint64_t cs_ref_bits(const uint8_t *p, uint64_t len)
+{
+	uint64_t w = 0, i;
+
+	if (cs_op != KFDSIM_KERNEL_CHUNK_ZERO)
+		return ref_or64(p, len);
+	for (i = 0; i < len && !w; i += 8)
+		memcpy(&w, p + i, sizeof(w));
+	return w;
 }
 
 static int cs_dispatch(struct kg_queue *q, uint64_t src, uint64_t out,
@@ -1662,7 +1676,7 @@ static uint32_t cs_check(struct __test_metadata *_metadata, const void *src,
 		if (len > chunk)
 			len = chunk;
 		h = cs_ref_sum(p, len);
-		bits = ref_or64(p, len);
+		bits = cs_ref_bits(p, len);
 		if (!bits != kp_is_zero(p, len) && bad++ < 5)
 			TH_LOG("chunk %u: OR 0x%llx but kp_is_zero() %d", c,
 			       (unsigned long long)bits, kp_is_zero(p, len));
@@ -1677,7 +1691,7 @@ static uint32_t cs_check(struct __test_metadata *_metadata, const void *src,
 }
 
 /*
- * Both chunk kernels, each against the plugin's function.
+ * Every chunk kernel, against the plugin's function.
  * Random data with all-zero chunks (the plugin's case for skipping a chunk)
  * and a short last chunk, src not page aligned, chunks from 8 bytes to
  * 4 MiB and workgroups from 1 to 1024 work-items, partial last ones.
@@ -1694,6 +1708,9 @@ TEST_F_TIMEOUT(cp, chunk_sums_match_plugin_checksum, 300)
 	};
 	const uint64_t size = 5 * KT_MIB + KT_PAGE + 24, soff = 8;
 	const uint32_t zero[] = { 0, 3, 17, 78 };	/* 64 KiB chunks */
+	const uint32_t ops[] = { KFDSIM_KERNEL_CHUNK_SUMS,
+				 KFDSIM_KERNEL_CHUNK_XXH64,
+				 KFDSIM_KERNEL_CHUNK_ZERO };
 	long sig_val;
 	struct kg_bo src, out;
 	struct kg_queue q;
@@ -1714,12 +1731,12 @@ TEST_F_TIMEOUT(cp, chunk_sums_match_plugin_checksum, 300)
 	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
 				  1024, &q));
 	/*
-	 * Every configuration with KFDSIM_KERNEL_CHUNK_SUMS (fold64), then
-	 * with KFDSIM_KERNEL_CHUNK_XXH64 (image version 3's XXH64).
+	 * Every configuration with KFDSIM_KERNEL_CHUNK_SUMS (fold64), with
+	 * KFDSIM_KERNEL_CHUNK_XXH64 (image version 3's XXH64) and with the
+	 * zero test alone, KFDSIM_KERNEL_CHUNK_ZERO.
 	 */
-	for (k = 0; k < 2 * sizeof(cfg) / sizeof(cfg[0]); k++) {
-		cs_op = k < sizeof(cfg) / sizeof(cfg[0]) ?
-			KFDSIM_KERNEL_CHUNK_SUMS : KFDSIM_KERNEL_CHUNK_XXH64;
+	for (k = 0; k < 3 * sizeof(cfg) / sizeof(cfg[0]); k++) {
+		cs_op = ops[k / (sizeof(cfg) / sizeof(cfg[0]))];
 		c = k % (sizeof(cfg) / sizeof(cfg[0]));
 		n = cs_chunks(size, cfg[c].chunk);
 		ASSERT_EQ(0, cs_run(&self->rt, &q, src.va + soff, &out, size,
@@ -1736,7 +1753,8 @@ TEST_F_TIMEOUT(cp, chunk_sums_match_plugin_checksum, 300)
 
 			for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++) {
 				EXPECT_EQ(0, o[2 * zero[i] + 1]);
-				EXPECT_EQ(cs_op == KFDSIM_KERNEL_CHUNK_SUMS ?
+				EXPECT_EQ(cs_op == KFDSIM_KERNEL_CHUNK_ZERO ? 0 :
+					  cs_op == KFDSIM_KERNEL_CHUNK_SUMS ?
 					  kp_sum_zeros(64 * 1024) :
 					  kp_chunk_sum_zeros(KP_SUM_XXH64,
 							     64 * 1024),

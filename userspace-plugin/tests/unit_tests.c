@@ -1429,11 +1429,16 @@ static void test_scan_build(void)
 
 	/* Image version 3's sums: the XXH64 kernel. */
 	kp_scan_build(ib, head, 0x100000, 0x200000, CH, CH, KP_SUM_XXH64,
-		      0x300000);
+		      false, 0x300000);
 	memcpy(&d, head, sizeof(d));
 	CHECK(d.opcode == KFDSIM_KERNEL_CHUNK_XXH64);
+	/* A full dump's zero test. */
+	kp_scan_build(ib, head, 0x100000, 0x200000, CH, CH, KP_SUM_XXH64,
+		      true, 0x300000);
+	memcpy(&d, head, sizeof(d));
+	CHECK(d.opcode == KFDSIM_KERNEL_CHUNK_ZERO);
 	n = kp_scan_build(ib, head, 0x100000, 0x200000, 5 * CH + 8, CH,
-			  KP_SUM_FOLD64, 0x300000);
+			  KP_SUM_FOLD64, false, 0x300000);
 	memcpy(&d, head, sizeof(d));
 	CHECK(d.magic == KFDSIM_KERNEL_MAGIC &&
 	      d.opcode == KFDSIM_KERNEL_CHUNK_SUMS && !d.pad);
@@ -1532,26 +1537,24 @@ static void test_scan_classify(void)
 	j.zero_sum = kp_sum_zeros(CH);
 	bo.kinds = kinds;
 	bo.sums = sums;
-	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, why, sizeof(why)));
+	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, false, why, sizeof(why)));
 	CHECK(!memcmp(kinds, cpu.kinds, NCH) &&
 	      !memcmp(sums, cpu.sums, sizeof(sums)));
 
 	/* As sdma_copy.c does: only the stored chunks' bytes are there. */
 	bo.base = base;
-	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, why, sizeof(why)));
+	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, false, why, sizeof(why)));
 	CHECK(kinds[3] == KFD_CHUNK__KFD_CHUNK_PARENT &&
 	      kinds[1] == KFD_CHUNK__KFD_CHUNK_DATA &&
 	      kinds[0] == KFD_CHUNK__KFD_CHUNK_ZERO);
 	bo.base = NULL;
-	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, why, sizeof(why)));
+	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, false, why, sizeof(why)));
 	kp_set_image_dir(dirfd);
 	kp_name_pages(j.image, 1, 2222);
 	CHECK(!save_scanned(&j, p) && bo.stored == cpu.stored &&
 	      bo.stored == 3 * CH);
-	CHECK(bo.stored == cpu.stored && bo.stored == 3 * CH);
 	b = read_file_at(dirfd, j.image, &blen);
 	CHECK(a && b && alen == blen && !memcmp(a, b, alen));
-	free(a);
 	free(b);
 
 	/*
@@ -1564,10 +1567,36 @@ static void test_scan_classify(void)
 	      strstr(kp_log_last(), "offset 12288"));
 	sums[3] ^= 1ULL << 40;
 
+	/*
+	 * A full dump's zero test (KFDSIM_KERNEL_CHUNK_ZERO: no sums, any
+	 * non-zero word for a chunk with data): the same chunk map, and the
+	 * CPU's sums of the stored chunks; the same image.
+	 */
+	{
+		uint64_t zp[2 * NCH];
+
+		for (c = 0; c < NCH; c++) {
+			zp[2 * c] = 0;
+			zp[2 * c + 1] = pairs[2 * c + 1] ? 0xee : 0;
+		}
+		memset(sums, 0, sizeof(sums));
+		CHECK(!kp_scan_classify(&j, &bo, 0, NCH, zp, true, why,
+					sizeof(why)));
+		CHECK(!memcmp(kinds, cpu.kinds, NCH));
+		bo.scan_zero = true;
+		CHECK(!save_scanned(&j, p));
+		bo.scan_zero = false;
+		CHECK(!memcmp(sums, cpu.sums, sizeof(sums)));
+		b = read_file_at(dirfd, j.image, &blen);
+		CHECK(a && b && alen == blen && !memcmp(a, b, alen));
+		free(b);
+	}
+	free(a);
+
 	/* A zero chunk whose checksum is not the CPU's: not trusted. */
 	pairs[0] ^= 1;
 	why[0] = 0;
-	CHECK(kp_scan_classify(&j, &bo, 0, NCH, pairs, why,
+	CHECK(kp_scan_classify(&j, &bo, 0, NCH, pairs, false, why,
 			       sizeof(why)) == -EIO && why[0]);
 	munmap(p, NCH * CH);
 	close(fd);

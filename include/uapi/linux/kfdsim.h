@@ -180,6 +180,9 @@ struct kfdsim_signal {
  * @KFDSIM_KERNEL_CHUNK_XXH64: the same, with the XXH64 (seed 0) of each chunk
  *                             instead of its fold64: the CRIU plugin's
  *                             chunk checksum of image version 3
+ * @KFDSIM_KERNEL_CHUNK_ZERO: the same without checksums: only whether each
+ *                            chunk is all zeros, reading a chunk only up
+ *                            to its first non-zero word
  *
  * Work-item i of the grid handles element i (for the chunk sums kernel:
  * chunk i); the grid is flattened (x fastest). Workgroups run in order, so
@@ -196,6 +199,7 @@ enum kfdsim_kernel_op {
 	KFDSIM_KERNEL_LOOP = 6,
 	KFDSIM_KERNEL_CHUNK_SUMS = 7,
 	KFDSIM_KERNEL_CHUNK_XXH64 = 8,
+	KFDSIM_KERNEL_CHUNK_ZERO = 9,
 };
 
 /**
@@ -299,7 +303,9 @@ struct kfdsim_args_loop {
  * bit.
  *
  * KFDSIM_KERNEL_CHUNK_XXH64 writes XXH64 with seed 0 of the chunk's bytes
- * there instead (the xxHash project's 64-bit hash).
+ * there instead (the xxHash project's 64-bit hash); KFDSIM_KERNEL_CHUNK_ZERO
+ * writes 0 there, and in [1] 0 for an all-zero chunk, else the first
+ * non-zero word it met (the rest of such a chunk is not read).
  *
  * [1] the bitwise OR of the chunk's u64 words, which is 0 exactly when the
  * chunk is all zero bytes.
