@@ -98,6 +98,7 @@ static const char *const kp_prof_names[KP_PROF_PHASES] = {
 	[KP_PROF_FILL] = "fill",
 	[KP_PROF_SDMA] = "sdma",
 	[KP_PROF_SCAN] = "scan",
+	[KP_PROF_COPY] = "copy",
 };
 
 /* One INFO line: the job's wall time and its phases, in ms. */
@@ -382,6 +383,40 @@ static void kp_touch_pages(void *p, size_t len, bool w)
 	}
 }
 
+/*
+ * The bytes of a mapped window @p, a staging piece at a time: the BO's
+ * memory is read (save) or written (load) once, by a memcpy, and the zero
+ * test, the sum and the system call work on the staging copy, still in
+ * the cache. Measured in the guest: write() and read() into a dma-buf
+ * mapping run at half the speed they run with ordinary memory.
+ */
+static int kp_cpu_staged(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
+			 uint64_t off, uint8_t *p, size_t len,
+			 struct kp_sum *sum)
+{
+	size_t x, n;
+	uint64_t t;
+	int ret = 0;
+
+	for (x = 0; !ret && x < len; x += n) {
+		n = KP_MIN(j->stage_len, len - x);
+		if (j->dir == KP_COPY_SAVE) {
+			t = kp_prof_now();
+			memcpy(j->stage, p + x, n);
+			kp_prof_add(&j->prof, KP_PROF_COPY, t);
+			ret = kp_copy_image_io(j, img, bo, off + x, j->stage, n,
+					       sum);
+			continue;
+		}
+		ret = kp_copy_image_io(j, img, bo, off + x, j->stage, n, sum);
+		t = kp_prof_now();
+		if (!ret)
+			memcpy(p + x, j->stage, n);
+		kp_prof_add(&j->prof, KP_PROF_COPY, t);
+	}
+	return ret;
+}
+
 /* The CPU engine: one window through a mapping of the BO's dma-buf. */
 static int kp_cpu_window(void *ctx, int img, struct kp_copy_bo *bo,
 			 uint64_t off, size_t len, struct kp_sum *sum)
@@ -414,7 +449,8 @@ static int kp_cpu_window(void *ctx, int img, struct kp_copy_bo *bo,
 		kp_touch_pages(p, len, j->dir == KP_COPY_LOAD);
 		kp_prof_add(&j->prof, KP_PROF_TOUCH, t);
 	}
-	ret = kp_copy_image_io(j, img, bo, off, p, len, sum);
+	ret = j->stage ? kp_cpu_staged(j, img, bo, off, p, len, sum) :
+			 kp_copy_image_io(j, img, bo, off, p, len, sum);
 	t = kp_prof_now();
 	if (kp_dmabuf_sync(j, bo->dmabuf_fd, false) && !ret) {
 		kp_err("BO 0x%" PRIx64 " (GPU %u): DMA_BUF_IOCTL_SYNC end failed",
@@ -598,7 +634,13 @@ static void *kp_job_main(void *arg)
 			j->gpu_id, what, j->nbos);
 	memset(j->prof.ns, 0, sizeof(j->prof.ns));
 	t0 = kp_prof_now();
+	/* Staging pieces: whole chunks, about KP_IO_RUN bytes (or none). */
+	j->stage_len = j->chunk ? KP_MAX(KP_IO_RUN / j->chunk, 1) * j->chunk :
+				  KP_IO_RUN;
+	j->stage = j->nbos ? malloc(j->stage_len) : NULL;
 	j->ret = kp_copy_walk(j, &kp_cpu_ops, j);
+	free(j->stage);
+	j->stage = NULL;
 	if (!j->ret && j->nbos)
 		kp_prof_log(j, "cpu", kp_prof_now() - t0);
 	return NULL;

@@ -66,6 +66,7 @@ enum kp_copy_mode {
  *   fill   load: zero chunks written, parent chunks read from the chain
  *   sdma   SDMA copies submitted and waited for
  *   scan   chunks classified on the GPU (gpu_scan.h)
+ *   copy   cpu path: memcpy between the mapping and the staging buffer
  */
 enum kp_prof_phase {
 	KP_PROF_MAP,
@@ -75,6 +76,7 @@ enum kp_prof_phase {
 	KP_PROF_FILL,
 	KP_PROF_SDMA,
 	KP_PROF_SCAN,
+	KP_PROF_COPY,
 	KP_PROF_PHASES
 };
 
@@ -129,6 +131,8 @@ struct kp_copy_job {
 	uint64_t window;	/* a multiple of chunk */
 	uint64_t zero_sum;	/* of a whole zero chunk */
 	struct kp_copy_prof prof;
+	uint8_t *stage;		/* cpu path: staging buffer, or NULL */
+	size_t stage_len;
 	int ret;
 	pthread_t thread;
 };
