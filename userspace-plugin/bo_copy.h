@@ -6,8 +6,8 @@
  * and moves each one window at a time, so that no more than
  * KFD_MAX_BUFFER_SIZE bytes (all jobs together) are in flight at once,
  * however large a BO is. Two engines move a window:
- *   cpu   a CPU mapping of the BO's dma-buf; the data goes straight
- *         between the mapping and the image file
+ *   cpu   a CPU mapping of the BO's dma-buf; the data goes between the
+ *         mapping and the image file through a 1 MiB staging buffer
  *   sdma  the GPU's SDMA engine, through a host bounce buffer
  *         (sdma_copy.c)
  * KFD_BO_COPY=cpu|sdma|auto picks one; auto (the default) tries SDMA on
@@ -60,7 +60,7 @@ enum kp_copy_mode {
  *   map    mmap, DMA_BUF_IOCTL_SYNC and munmap of the dma-buf windows
  *   touch  the first read of every page of a mapping (page faults), timed
  *          apart only with KFD_PLUGIN_PROFILE=1, which adds that read;
- *          otherwise the faults are in sum (save) or io (load)
+ *          otherwise the faults are in copy
  *   sum    zero tests and checksums on the CPU
  *   io     writing (save) or reading (load) the pages image
  *   fill   load: zero chunks written, parent chunks read from the chain
