@@ -6,8 +6,8 @@
  * and moves each one window at a time, so that no more than
  * KFD_MAX_BUFFER_SIZE bytes (all jobs together) are in flight at once,
  * however large a BO is. Two engines move a window:
- *   cpu   a CPU mapping of the BO's dma-buf; the data goes straight
- *         between the mapping and the image file
+ *   cpu   a CPU mapping of the BO's dma-buf; the data goes between the
+ *         mapping and the image file through a 1 MiB staging buffer
  *   sdma  the GPU's SDMA engine, through a host bounce buffer
  *         (sdma_copy.c)
  * KFD_BO_COPY=cpu|sdma|auto picks one; auto (the default) tries SDMA on
@@ -42,9 +42,11 @@ struct kp_copy_bo {
 	/*
 	 * save: the GPU has classified the current window's chunks
 	 * (gpu_scan.h): @kinds and @sums are set, and only DATA chunks
-	 * hold copied bytes.
+	 * hold copied bytes. @scan_zero: the GPU only told zero chunks
+	 * apart (a full dump: no sums to compare), the CPU sums DATA ones.
 	 */
 	bool scanned;
+	bool scan_zero;
 };
 
 enum kp_copy_mode {
@@ -52,6 +54,42 @@ enum kp_copy_mode {
 	KP_COPY_AUTO,		/* SDMA if it works on the GPU, else CPU */
 	KP_COPY_SDMA,		/* SDMA only; a failure is an error */
 };
+
+/*
+ * Where a job's time goes (kp_copy_run() logs it at INFO level, per GPU):
+ *   map    mmap, DMA_BUF_IOCTL_SYNC and munmap of the dma-buf windows
+ *   touch  the first read of every page of a mapping (page faults), timed
+ *          apart only with KFD_PLUGIN_PROFILE=1, which adds that read;
+ *          otherwise the faults are in copy
+ *   sum    zero tests and checksums on the CPU
+ *   io     writing (save) or reading (load) the pages image
+ *   fill   load: zero chunks written, parent chunks read from the chain
+ *   sdma   SDMA copies submitted and waited for
+ *   scan   chunks classified on the GPU (gpu_scan.h)
+ *   copy   cpu path: memcpy between the mapping and the staging buffer
+ */
+enum kp_prof_phase {
+	KP_PROF_MAP,
+	KP_PROF_TOUCH,
+	KP_PROF_SUM,
+	KP_PROF_IO,
+	KP_PROF_FILL,
+	KP_PROF_SDMA,
+	KP_PROF_SCAN,
+	KP_PROF_COPY,
+	KP_PROF_PHASES
+};
+
+struct kp_copy_prof {
+	uint64_t ns[KP_PROF_PHASES];
+	bool touch;		/* KFD_PLUGIN_PROFILE: time the page faults */
+};
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+uint64_t kp_prof_now(void);
+/* Add the time since @t0 to @phase; returns now. */
+uint64_t kp_prof_add(struct kp_copy_prof *pr, enum kp_prof_phase phase,
+		     uint64_t t0);
 
 enum kp_copy_dir {
 	KP_COPY_SAVE,		/* BOs -> image */
@@ -83,10 +121,18 @@ struct kp_copy_job {
 	 * then); chunks whose sum equals the base's refer to the parent.
 	 */
 	uint32_t chunk;
+	/*
+	 * The chunk checksum function (checksum.h): save, what this dump
+	 * writes (its parent's, if it has one); load, what the image says.
+	 */
+	enum kp_sum_kind sum_kind;
 
 	/* set by kp_copy_run() */
 	uint64_t window;	/* a multiple of chunk */
 	uint64_t zero_sum;	/* of a whole zero chunk */
+	struct kp_copy_prof prof;
+	uint8_t *stage;		/* cpu path: staging buffer, or NULL */
+	size_t stage_len;
 	int ret;
 	pthread_t thread;
 };
@@ -123,7 +169,7 @@ int kp_copy_walk(struct kp_copy_job *j, const struct kp_copy_ops *ops,
  * The image side of a window held in @buf: write it (save) or fill it
  * from the image (load), and add it to @sum. Errors are logged.
  */
-int kp_copy_image_io(const struct kp_copy_job *j, int img,
+int kp_copy_image_io(struct kp_copy_job *j, int img,
 		     struct kp_copy_bo *bo, uint64_t off, void *buf,
 		     size_t len, struct kp_sum *sum);
 
@@ -131,6 +177,11 @@ int kp_copy_image_io(const struct kp_copy_job *j, int img,
  * Record chunk @c (@clen bytes) of @bo: ZERO when @zero (with the checksum
  * of that many zero bytes), else its checksum @h and PARENT when the
  * parent's (bo->base) is the same, DATA otherwise.
+ *
+ * When the GPU classified the chunks (bo->scanned), the CPU checks the
+ * GPU's sum of every DATA chunk against the bytes it writes: a wrong sum
+ * fails the dump instead of the restore (after a zero test alone,
+ * bo->scan_zero, the CPU's sum is the chunk's).
  */
 void kp_chunk_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
 		       uint64_t c, size_t clen, bool zero, uint64_t h);

@@ -67,6 +67,12 @@ static int kp_chain_check_refs(const struct kp_chain *c,
 		       c->p->chunk_size);
 		return -EIO;
 	}
+	if (kp_process_sum_kind(c->p) != kp_process_sum_kind(child)) {
+		kp_err("image %s is corrupt: its chunk checksums are %s, those of its parent image %s %s",
+		       child_where, kp_sum_kind_name(kp_process_sum_kind(child)),
+		       c->where, kp_sum_kind_name(kp_process_sum_kind(c->p)));
+		return -EIO;
+	}
 	for (i = 0; i < child->n_bos; i++) {
 		b = child->bos[i];
 		if (!kp_bo_has_parent_chunks(child, b))

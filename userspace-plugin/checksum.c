@@ -132,3 +132,149 @@ bool kp_is_zero(const void *data, size_t len)
 			return false;
 	return true;
 }
+
+/* ---- XXH64 (seed 0), after the xxHash specification ---- */
+
+#define KP_X1	0x9e3779b185ebca87ULL
+#define KP_X2	0xc2b2ae3d27d4eb4fULL
+#define KP_X3	0x165667b19e3779f9ULL
+#define KP_X4	0x85ebca77c2b2ae63ULL
+#define KP_X5	0x27d4eb2f165667c5ULL
+
+static inline uint64_t kp_rotl64(uint64_t v, unsigned int r)
+{
+	return (v << r) | (v >> (64 - r));
+}
+
+static inline uint64_t kp_xround(uint64_t acc, uint64_t in)
+{
+	return kp_rotl64(acc + in * KP_X2, 31) * KP_X1;
+}
+
+static inline uint64_t kp_xmerge(uint64_t h, uint64_t lane)
+{
+	return (h ^ kp_xround(0, lane)) * KP_X1 + KP_X4;
+}
+
+static inline void kp_xinit(uint64_t *a, uint64_t *b, uint64_t *c,
+			    uint64_t *d)
+{
+	*a = KP_X1 + KP_X2;
+	*b = KP_X2;
+	*c = 0;
+	*d = -KP_X1;
+}
+
+/* The four lanes into one value. */
+static inline uint64_t kp_xlanes(uint64_t a, uint64_t b, uint64_t c,
+				 uint64_t d)
+{
+	uint64_t h = kp_rotl64(a, 1) + kp_rotl64(b, 7) + kp_rotl64(c, 12) +
+		     kp_rotl64(d, 18);
+
+	return kp_xmerge(kp_xmerge(kp_xmerge(kp_xmerge(h, a), b), c), d);
+}
+
+static inline uint64_t kp_xavalanche(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= KP_X2;
+	h ^= h >> 29;
+	h *= KP_X3;
+	return h ^ (h >> 32);
+}
+
+static inline uint32_t kp_load_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+uint64_t kp_xxh64(const void *data, size_t len)
+{
+	const uint8_t *p = data, *end = p + len;
+	uint64_t h, a, b, c, d;
+
+	if (len >= 32) {
+		kp_xinit(&a, &b, &c, &d);
+		/* 32-byte stripes: four lanes that do not wait on each other. */
+		do {
+			a = kp_xround(a, kp_load_le64(p));
+			b = kp_xround(b, kp_load_le64(p + 8));
+			c = kp_xround(c, kp_load_le64(p + 16));
+			d = kp_xround(d, kp_load_le64(p + 24));
+			p += 32;
+		} while (end - p >= 32);
+		h = kp_xlanes(a, b, c, d);
+	} else {
+		h = KP_X5;
+	}
+	h += (uint64_t)len;
+	for (; end - p >= 8; p += 8)
+		h = kp_rotl64(h ^ kp_xround(0, kp_load_le64(p)), 27) * KP_X1 +
+		    KP_X4;
+	if (end - p >= 4) {
+		h = kp_rotl64(h ^ (uint64_t)kp_load_le32(p) * KP_X1, 23) *
+		    KP_X2 + KP_X3;
+		p += 4;
+	}
+	for (; p < end; p++)
+		h = kp_rotl64(h ^ *p * KP_X5, 11) * KP_X1;
+	return kp_xavalanche(h);
+}
+
+uint64_t kp_chunk_sum(enum kp_sum_kind kind, const void *data, size_t len)
+{
+	return kind == KP_SUM_XXH64 ? kp_xxh64(data, len) :
+				      kp_sum_buf(data, len);
+}
+
+/* XXH64 of @len zero bytes: kp_xxh64() with every load 0. */
+static uint64_t kp_xxh64_zeros(uint64_t len)
+{
+	uint64_t h, a, b, c, d, left = len;
+
+	if (len >= 32) {
+		kp_xinit(&a, &b, &c, &d);
+		do {
+			a = kp_xround(a, 0);
+			b = kp_xround(b, 0);
+			c = kp_xround(c, 0);
+			d = kp_xround(d, 0);
+			left -= 32;
+		} while (left >= 32);
+		h = kp_xlanes(a, b, c, d);
+	} else {
+		h = KP_X5;
+	}
+	h += len;
+	for (; left >= 8; left -= 8)
+		h = kp_rotl64(h ^ kp_xround(0, 0), 27) * KP_X1 + KP_X4;
+	if (left >= 4) {
+		h = kp_rotl64(h, 23) * KP_X2 + KP_X3;
+		left -= 4;
+	}
+	for (; left; left--)
+		h = kp_rotl64(h, 11) * KP_X1;
+	return kp_xavalanche(h);
+}
+
+uint64_t kp_chunk_sum_zeros(enum kp_sum_kind kind, uint64_t len)
+{
+	return kind == KP_SUM_XXH64 ? kp_xxh64_zeros(len) : kp_sum_zeros(len);
+}
+
+const char *kp_sum_kind_name(unsigned int kind)
+{
+	return kind == KP_SUM_FOLD64 ? "fold64" :
+	       kind == KP_SUM_XXH64 ? "xxh64" : "?";
+}
+
+bool kp_chunk_scan(enum kp_sum_kind kind, const void *data, size_t len,
+		   uint64_t *sum)
+{
+	if (kp_is_zero(data, len))
+		return true;
+	*sum = kp_chunk_sum(kind, data, len);
+	return false;
+}

@@ -229,6 +229,7 @@ struct kp_ckpt {
 	bool *contents;			/* per BO: got a dma-buf fd */
 	/* Chunks (image version 2) */
 	uint32_t chunk;			/* bytes per chunk */
+	enum kp_sum_kind sum_kind;	/* of the chunk checksums */
 	uint64_t *cstart;		/* per BO: its first chunk below */
 	uint8_t *kinds;			/* KfdChunk, per chunk of every BO */
 	uint64_t *sums;			/* per chunk of every BO */
@@ -349,9 +350,12 @@ static int kp_ckpt_chunks(struct kp_ckpt *c)
 	if (!c->kinds || !c->sums)
 		return -ENOMEM;
 	kp_base_find(c->args.pid, c->chunk, &c->base);
+	/* A chain keeps one sum function: the parent's, else the fast one. */
+	c->sum_kind = c->base.p ? kp_process_sum_kind(c->base.p) : KP_SUM_XXH64;
 	if (c->base.p)
-		kp_info("pid %u: comparing with parent image %s (dump %016" PRIx64 "): unchanged chunks refer to it",
-			c->args.pid, c->base.where, c->base.dump_id);
+		kp_info("pid %u: comparing with parent image %s (dump %016" PRIx64 ", chunk sums %s): unchanged chunks refer to it",
+			c->args.pid, c->base.where, c->base.dump_id,
+			kp_sum_kind_name(c->sum_kind));
 	return 0;
 }
 
@@ -414,6 +418,7 @@ static int kp_ckpt_contents(struct kp_ckpt *c)
 		j->mode = kp_config.copy_mode;
 		j->render_minor = c->gpus[d]->render_minor;
 		j->chunk = c->chunk;
+		j->sum_kind = c->sum_kind;
 		j->cpu_scan = kp_config.scan_mode == KP_SCAN_CPU;
 		kp_name_pages(j->image, c->id, j->gpu_id);
 		j->bos = &cbos[k];
@@ -525,6 +530,8 @@ static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
 	}
 	p.has_chunk_size = true;
 	p.chunk_size = c->chunk;
+	p.has_chunk_sum = true;
+	p.chunk_sum = c->sum_kind;
 	if (parent) {
 		p.has_parent_dump_id = true;
 		p.has_parent_image = true;

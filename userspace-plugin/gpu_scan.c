@@ -44,12 +44,14 @@ static uint32_t kp_pm4_set_sh(uint32_t *ib, uint32_t reg, const uint32_t *v,
 
 uint32_t kp_scan_build(uint32_t *ib, void *head, uint64_t head_va,
 		       uint64_t src, uint64_t len, uint32_t chunk,
-		       uint64_t out)
+		       enum kp_sum_kind kind, bool zero_only, uint64_t out)
 {
 	struct kfdsim_kernel_descriptor desc = {
 		.magic = KFDSIM_KERNEL_MAGIC,
 		.version = KFDSIM_KERNEL_VERSION,
-		.opcode = KFDSIM_KERNEL_CHUNK_SUMS,
+		.opcode = zero_only ? KFDSIM_KERNEL_CHUNK_ZERO :
+			  kind == KP_SUM_XXH64 ? KFDSIM_KERNEL_CHUNK_XXH64 :
+						 KFDSIM_KERNEL_CHUNK_SUMS,
 	};
 	struct kfdsim_args_chunk_sums args = {
 		.src = src,
@@ -92,7 +94,7 @@ uint32_t kp_scan_build(uint32_t *ib, void *head, uint64_t head_va,
 
 int kp_scan_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
 		     uint64_t c0, uint64_t n, const uint64_t *pairs,
-		     char *why, size_t why_len)
+		     bool zero_only, char *why, size_t why_len)
 {
 	uint64_t c, h;
 	bool zero;
@@ -100,6 +102,15 @@ int kp_scan_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
 	for (c = c0; c < c0 + n; c++) {
 		h = pairs[2 * (c - c0)];
 		zero = !pairs[2 * (c - c0) + 1];
+		if (zero_only) {
+			/* Sums: the zero chunk's, the CPU's for the others. */
+			kp_chunk_classify(j, bo, c,
+					  kp_chunk_len(bo->size, j->chunk, c),
+					  zero, 0);
+			if (!zero)
+				bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
+			continue;
+		}
 		kp_chunk_classify(j, bo, c, kp_chunk_len(bo->size, j->chunk, c),
 				  zero, h);
 		if (zero && h != bo->sums[c]) {

@@ -5,8 +5,9 @@
  * A sparse or incremental dump only stores chunks that are not all zeros
  * and differ from the parent image. Finding out on the host means copying
  * every byte over first. kfdsim has a built-in kernel for it
- * (KFDSIM_KERNEL_CHUNK_SUMS): for each chunk it gives the chunk's checksum
- * (the same function as checksum.h's) and the OR of its words. The plugin
+ * (KFDSIM_KERNEL_CHUNK_SUMS, KFDSIM_KERNEL_CHUNK_XXH64): for each chunk it
+ * gives the chunk's checksum (fold64 or XXH64, the same functions as
+ * checksum.h's: the image's) and the OR of its words. The plugin
  * dispatches it with PM4 packets on the render node's compute ring, over
  * the BO's import, so that only the chunks to store are copied.
  *
@@ -18,6 +19,7 @@
 #ifndef KFD_PLUGIN_GPU_SCAN_H
 #define KFD_PLUGIN_GPU_SCAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bo_copy.h"
@@ -42,21 +44,24 @@ enum kp_scan_mode kp_scan_mode_from_env(void);
 /*
  * Write the kernel descriptor and kernarg into the scan buffer @head (its
  * CPU mapping; GPU VA @head_va) and the compute IB into @ib: chunks of
- * @chunk bytes over @len bytes at GPU VA @src, results to GPU VA @out.
- * Returns the IB's length in dwords.
+ * @chunk bytes over @len bytes at GPU VA @src, checksums @kind (or, with
+ * @zero_only, KFDSIM_KERNEL_CHUNK_ZERO: only which chunks are zero),
+ * results to GPU VA @out. Returns the IB's length in dwords.
  */
 uint32_t kp_scan_build(uint32_t *ib, void *head, uint64_t head_va,
 		       uint64_t src, uint64_t len, uint32_t chunk,
-		       uint64_t out);
+		       enum kp_sum_kind kind, bool zero_only, uint64_t out);
 
 /*
  * Chunks [@c0, @c0 + @n) of @bo from the kernel's @pairs: zero chunks,
  * chunks the parent has (bo->base), chunks to store; their sums. -EIO if
  * a zero chunk's checksum is not the CPU's (the device disagrees: its
- * results cannot be trusted), with the reason in @why.
+ * results cannot be trusted), with the reason in @why. With @zero_only
+ * (the zero test kernel) the chunks are zero or to store, and the sums of
+ * the latter are left to the CPU.
  */
 int kp_scan_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
 		     uint64_t c0, uint64_t n, const uint64_t *pairs,
-		     char *why, size_t why_len);
+		     bool zero_only, char *why, size_t why_len);
 
 #endif /* KFD_PLUGIN_GPU_SCAN_H */

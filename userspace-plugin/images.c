@@ -341,6 +341,10 @@ static bool kp_process_is_consistent(const KfdProcess *p, const KfdHeader *h)
 	    (h->version < 2 || !kp_chunked(p) ||
 	     !kp_chunk_size_ok(p->chunk_size)))
 		return false;
+	/* The chunk sum function is version 3, and one this reader knows. */
+	if (p->has_chunk_sum &&
+	    (h->version < 3 || !kp_chunked(p) || p->chunk_sum >= KP_SUM_KINDS))
+		return false;
 	if (p->has_parent_dump_id &&
 	    (!p->has_parent_image || !p->has_parent_depth ||
 	     !p->parent_depth || p->parent_depth > KP_MAX_PARENT_DEPTH))

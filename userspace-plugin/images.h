@@ -12,11 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checksum.h"
 #include "kfd_image.pb-c.h"
 #include "topology.h"
 
 /* Format version this plugin writes, and the newest it reads. */
-#define KP_IMAGE_VERSION	2
+#define KP_IMAGE_VERSION	3
 
 /*
  * Version 2 keeps BO contents in chunks (kfd_image.proto, KfdChunk): zero
@@ -25,6 +26,15 @@
  * 64 MiB) overrides the default at dump.
  */
 #define KP_CHUNK_SIZE		(64U << 10)
+/*
+ * Version 3 names the function of the chunk checksums (KfdProcess.
+ * chunk_sum); version 2 images use fold64.
+ */
+static inline enum kp_sum_kind kp_process_sum_kind(const KfdProcess *p)
+{
+	return p->has_chunk_sum ? (enum kp_sum_kind)p->chunk_sum :
+				  KP_SUM_FOLD64;
+}
 #define KP_MIN_CHUNK_SIZE	(4U << 10)
 #define KP_MAX_CHUNK_SIZE	(64U << 20)
 /* "parent" links a reader follows at most (pre-dumps and dumps). */

@@ -200,7 +200,8 @@ static int kp_verify_chunks(int fd, uint32_t gpu_id, const KfdProcess *p,
 				ok = chain && !kp_chain_read(chain, b->parent_bo,
 							     c, buf, len);
 			}
-			if (ok && kp_sum_buf(buf, len) != b->chunk_sums[c]) {
+			if (ok && kp_chunk_sum(kp_process_sum_kind(p), buf,
+					       len) != b->chunk_sums[c]) {
 				printf("    BO 0x%016" PRIx64 ": checksum mismatch in the chunk at offset %" PRIu64 "\n",
 				       b->addr, c * p->chunk_size);
 				ok = false;
@@ -347,6 +348,9 @@ static int kp_show_process(uint32_t id, int fd, const char *name,
 	printf("  contents: %" PRIu64 " bytes, %" PRIu64 " stored in this image (%" PRIu64 ".%02" PRIu64 "%%)\n",
 	       logical, stored, logical ? stored * 100 / logical : 0,
 	       logical ? stored * 10000 / logical % 100 : 0);
+	if (kp_chunked(p))
+		printf("  chunks: %u bytes, checksums %s\n", p->chunk_size,
+		       kp_sum_kind_name(kp_process_sum_kind(p)));
 	if (p->has_parent_dump_id) {
 		printf("  incremental: unchanged chunks are in kfd-%u.img of dump %016" PRIx64 ", %u parent link(s) up\n",
 		       p->parent_image, p->parent_dump_id, p->parent_depth);

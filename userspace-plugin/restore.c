@@ -418,6 +418,7 @@ static int kp_restore_contents(uint32_t id, const char *name,
 		j->render_minor =
 			kp_local_topology()->gpus[rs.map[c]].render_minor;
 		j->chunk = kp_chunked(p) ? p->chunk_size : 0;
+		j->sum_kind = kp_process_sum_kind(p);
 		kp_name_pages(j->image, id, j->gpu_id);
 		j->bos = &cbos[k];
 		for (i = 0; i < nb; i++) {

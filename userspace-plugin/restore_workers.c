@@ -355,6 +355,7 @@ static int kp_rw_read_image(struct kp_rw_batch *b)
 	for (i = 0; i < b->njobs; i++) {
 		j = &b->jobs[i];
 		j->chunk = kp_chunked(b->p) ? b->p->chunk_size : 0;
+		j->sum_kind = kp_process_sum_kind(b->p);
 		for (k = 0, n = 0; n < b->p->n_bos; n++) {
 			pb = b->p->bos[n];
 			if (pb->gpu_id != j->gpu_id || !pb->has_contents)

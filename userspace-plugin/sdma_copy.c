@@ -50,6 +50,7 @@ struct kp_sdma {
 	uint8_t *scan_cpu;
 	uint64_t scan_out;		/* offset of the results */
 	uint64_t scan_chunks;		/* chunks classified there */
+	bool scan_zero;			/* only the zero test: no parent */
 	uint64_t copied;		/* bytes SDMA moved */
 	bool engine;			/* the failure was SDMA's */
 	char *why;
@@ -162,6 +163,8 @@ static int kp_sdma_copy(struct kp_sdma *s, uint64_t dst, uint64_t src,
 			uint64_t len)
 {
 	uint32_t *ib = s->ib_cpu, n = 0;
+	uint64_t t = kp_prof_now();
+	int ret;
 
 	s->copied += len;
 	while (len) {
@@ -181,7 +184,9 @@ static int kp_sdma_copy(struct kp_sdma *s, uint64_t dst, uint64_t src,
 	}
 	while (n % KP_SDMA_IB_ALIGN)
 		ib[n++] = KP_SDMA_NOP;
-	return kp_sdma_submit(s, n, s->list);
+	ret = kp_sdma_submit(s, n, s->list);
+	kp_prof_add(&s->j->prof, KP_PROF_SDMA, t);
+	return ret;
 }
 
 /* Dwords of the IB for one window of @window bytes. */
@@ -209,13 +214,18 @@ static bool kp_render_is_kfdsim(int fd)
 static int kp_scan_run(struct kp_sdma *s, uint64_t src, uint64_t len,
 		       amdgpu_bo_list_handle list)
 {
+	uint64_t t = kp_prof_now();
 	uint32_t ndw;
+	int ret;
 
 	ndw = kp_scan_build((uint32_t *)(s->scan_cpu + KP_SCAN_HEAD),
 			    s->scan_cpu, s->scan.va, src, len, s->j->chunk,
+			    s->j->sum_kind, s->scan_zero,
 			    s->scan.va + s->scan_out);
-	return kp_ring_submit(s, AMDGPU_HW_IP_COMPUTE, s->scan.va + KP_SCAN_HEAD,
-			      ndw, list);
+	ret = kp_ring_submit(s, AMDGPU_HW_IP_COMPUTE, s->scan.va + KP_SCAN_HEAD,
+			     ndw, list);
+	kp_prof_add(&s->j->prof, KP_PROF_SCAN, t);
+	return ret;
 }
 
 static void kp_scan_teardown(struct kp_sdma *s)
@@ -226,10 +236,28 @@ static void kp_scan_teardown(struct kp_sdma *s)
 	kp_sdma_unmap(&s->scan);
 }
 
+/* Does any BO of @j have a parent image's chunk sums to compare with? */
+static bool kp_job_has_base(const struct kp_copy_job *j)
+{
+	unsigned int i;
+
+	for (i = 0; i < j->nbos; i++)
+		if (j->bos[i].base)
+			return true;
+	return false;
+}
+
 /*
- * Save with chunks: try to classify them on the GPU. A page of a known
- * pattern must give the CPU's checksum first; if anything fails, the CPU
- * classifies (this is not an SDMA failure).
+ * Save with chunks: try to classify them on the GPU, so that zero and
+ * unchanged chunks are never copied. With a parent image the kernel sums
+ * every chunk (KFDSIM_KERNEL_CHUNK_XXH64 or _SUMS, the image's function)
+ * to compare with the parent's; a full dump has nothing to compare with,
+ * and a sum would read every byte once more before the copy reads it
+ * again, so the kernel only tells zero chunks apart, reading a chunk with
+ * data no further than its first non-zero word (KFDSIM_KERNEL_CHUNK_ZERO),
+ * and the CPU sums the chunks as they pass through the bounce buffer. A
+ * page of a known pattern must give the CPU's answer first; if anything
+ * fails, the CPU classifies (this is not an SDMA failure).
  */
 static void kp_scan_setup(struct kp_sdma *s)
 {
@@ -257,6 +285,7 @@ static void kp_scan_setup(struct kp_sdma *s)
 		return;
 	}
 
+	s->scan_zero = !kp_job_has_base(j);
 	s->scan_out = page;
 	size = page + kp_round_up(j->window / j->chunk * KP_SCAN_PAIR, page);
 	req.alloc_size = size;
@@ -283,15 +312,23 @@ static void kp_scan_setup(struct kp_sdma *s)
 		bounce[i] = (uint8_t)(i * 131 + 7);
 	ret = kp_scan_run(s, s->bounce.va, page, NULL);
 	pairs = (uint64_t *)(s->scan_cpu + s->scan_out);
-	if (!ret && (pairs[0] != kp_sum_buf(bounce, page) || !pairs[1]))
+	if (!ret && (pairs[0] != (s->scan_zero ? 0 :
+				  kp_chunk_sum(j->sum_kind, bounce, page)) ||
+		     !pairs[1]))
 		ret = kp_sdma_fail(s, -EIO,
-				   "self-test: checksum 0x%016" PRIx64 ", the CPU's 0x%016" PRIx64,
-				   pairs[0], kp_sum_buf(bounce, page));
+				   "self-test: %s checksum 0x%016" PRIx64 ", the CPU's 0x%016" PRIx64,
+				   s->scan_zero ? "zero-test" :
+				   kp_sum_kind_name(j->sum_kind), pairs[0],
+				   s->scan_zero ? 0 :
+				   kp_chunk_sum(j->sum_kind, bounce, page));
 	memset(bounce, 0, page);
 	if (ret)
 		goto fail;
-	kp_info("GPU %u: chunks classified on the GPU (CHUNK_SUMS kernel on the compute ring of renderD%u)",
-		j->gpu_id, j->render_minor);
+	kp_info("GPU %u: chunks classified on the GPU (%s kernel on the compute ring of renderD%u)",
+		j->gpu_id,
+		s->scan_zero ? "CHUNK_ZERO, a full dump" :
+		j->sum_kind == KP_SUM_XXH64 ? "CHUNK_XXH64" : "CHUNK_SUMS",
+		j->render_minor);
 	return;
 fail:
 	kp_info("GPU %u: chunks classified on the CPU: the GPU scan failed: %s",
@@ -465,7 +502,7 @@ static int kp_sdma_save_scanned(struct kp_sdma *s, int img,
 				struct kp_copy_bo *bo, uint64_t off,
 				size_t len, struct kp_sum *sum)
 {
-	const struct kp_copy_job *j = s->j;
+	struct kp_copy_job *j = s->j;
 	uint64_t c0 = off / j->chunk, n = (len + j->chunk - 1) / j->chunk;
 	uint64_t gpu = s->data.va + off, c, run, start, end;
 	int ret;
@@ -475,7 +512,7 @@ static int kp_sdma_save_scanned(struct kp_sdma *s, int img,
 		return ret;
 	ret = kp_scan_classify(j, bo, c0, n,
 			       (const uint64_t *)(s->scan_cpu + s->scan_out),
-			       s->why, s->why_len);
+			       s->scan_zero, s->why, s->why_len);
 	if (ret) {
 		s->engine = true;
 		return ret;
@@ -496,8 +533,9 @@ static int kp_sdma_save_scanned(struct kp_sdma *s, int img,
 	}
 	s->scan_chunks += n;
 	bo->scanned = true;
+	bo->scan_zero = s->scan_zero;
 	ret = kp_copy_image_io(j, img, bo, off, s->bounce_mem, len, sum);
-	bo->scanned = false;
+	bo->scanned = bo->scan_zero = false;
 	return ret;
 }
 

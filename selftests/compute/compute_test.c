@@ -1044,7 +1044,7 @@ TEST_F(cp, bad_packets_stop_queue_without_fault_event)
 			break;
 		case 11: pkt.header = KG_AQL_HDR(200); break;
 		case 12: desc->version = 2; break;
-		case 13: desc->opcode = 8; break;
+		case 13: desc->opcode = KG_KERNEL_LAST + 1; break;
 		case 14: desc->pad = 1; break;
 		case 15: ka->pad = 1; break;
 		case 16: ka->dst += 2; break;
@@ -1590,6 +1590,29 @@ static uint32_t cs_chunks(uint64_t size, uint32_t chunk)
 	return (uint32_t)((size + chunk - 1) / chunk);
 }
 
+/* The chunk kernel the cs_ helpers dispatch and check against. */
+static uint32_t cs_op = KFDSIM_KERNEL_CHUNK_SUMS;
+
+static uint64_t cs_ref_sum(const uint8_t *p, uint64_t len)
+{
+	if (cs_op == KFDSIM_KERNEL_CHUNK_ZERO)
+		return 0;
+	return cs_op == KFDSIM_KERNEL_CHUNK_XXH64 ? kp_xxh64(p, len) :
+						    kp_sum_buf(p, len);
+}
+
+/* What [1] holds: the OR of the words, or (zero test) the first non-zero. */
+static uint64_t cs_ref_bits(const uint8_t *p, uint64_t len)
+{
+	uint64_t w = 0, i;
+
+	if (cs_op != KFDSIM_KERNEL_CHUNK_ZERO)
+		return ref_or64(p, len);
+	for (i = 0; i < len && !w; i += 8)
+		memcpy(&w, p + i, sizeof(w));
+	return w;
+}
+
 static int cs_dispatch(struct kg_queue *q, uint64_t src, uint64_t out,
 		       uint64_t size, uint32_t chunk, uint32_t wg,
 		       uint64_t sig_va)
@@ -1598,8 +1621,31 @@ static int cs_dispatch(struct kg_queue *q, uint64_t src, uint64_t out,
 		.src = src, .out = out, .size = size, .chunk = chunk,
 	};
 
-	return kg_dispatch(q, KFDSIM_KERNEL_CHUNK_SUMS, &args, sizeof(args),
+	return kg_dispatch(q, cs_op, &args, sizeof(args),
 			   cs_chunks(size, chunk), wg, sig_va);
+}
+
+/*
+ * Fill @out with 0xa5, run the chunk kernel over @size bytes at @src_va
+ * and wait for it. 0, else -1 with the completion signal's value in
+ * *@sig_val.
+ */
+static int cs_run(struct kg_rt *rt, struct kg_queue *q, uint64_t src_va,
+		  struct kg_bo *out, uint64_t size, uint32_t chunk, uint32_t wg,
+		  long *sig_val)
+{
+	struct kg_signal sig;
+
+	*sig_val = 0;
+	memset(out->cpu, 0xa5, 2 * size + KT_PAGE);
+	if (kg_signal_new(rt, 1, &sig) ||
+	    cs_dispatch(q, src_va, out->va, size, chunk, wg, sig.va))
+		return -1;
+	if (kg_signal_wait(&sig, 0, KG_TIMEOUT_MS)) {
+		*sig_val = (long)kg_signal_load(&sig);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -1629,8 +1675,8 @@ static uint32_t cs_check(struct __test_metadata *_metadata, const void *src,
 		}
 		if (len > chunk)
 			len = chunk;
-		h = kp_sum_buf(p, len);
-		bits = ref_or64(p, len);
+		h = cs_ref_sum(p, len);
+		bits = cs_ref_bits(p, len);
 		if (!bits != kp_is_zero(p, len) && bad++ < 5)
 			TH_LOG("chunk %u: OR 0x%llx but kp_is_zero() %d", c,
 			       (unsigned long long)bits, kp_is_zero(p, len));
@@ -1645,6 +1691,7 @@ static uint32_t cs_check(struct __test_metadata *_metadata, const void *src,
 }
 
 /*
+ * Every chunk kernel, against the plugin's function.
  * Random data with all-zero chunks (the plugin's case for skipping a chunk)
  * and a short last chunk, src not page aligned, chunks from 8 bytes to
  * 4 MiB and workgroups from 1 to 1024 work-items, partial last ones.
@@ -1661,11 +1708,14 @@ TEST_F_TIMEOUT(cp, chunk_sums_match_plugin_checksum, 300)
 	};
 	const uint64_t size = 5 * KT_MIB + KT_PAGE + 24, soff = 8;
 	const uint32_t zero[] = { 0, 3, 17, 78 };	/* 64 KiB chunks */
-	struct kg_signal sig;
+	const uint32_t ops[] = { KFDSIM_KERNEL_CHUNK_SUMS,
+				 KFDSIM_KERNEL_CHUNK_XXH64,
+				 KFDSIM_KERNEL_CHUNK_ZERO };
+	long sig_val;
 	struct kg_bo src, out;
 	struct kg_queue q;
 	uint8_t *p;
-	uint32_t i, k, n;
+	uint32_t i, k, c, n;
 
 	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, size + soff, KT_VRAM, 0, &src));
 	/* Enough for the 8-byte chunks: 16 bytes per 8 of source. */
@@ -1680,34 +1730,43 @@ TEST_F_TIMEOUT(cp, chunk_sums_match_plugin_checksum, 300)
 	p[5 * 64 * 1024] = 1;
 	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
 				  1024, &q));
-	for (k = 0; k < sizeof(cfg) / sizeof(cfg[0]); k++) {
-		n = cs_chunks(size, cfg[k].chunk);
-		memset(out.cpu, 0xa5, 2 * size + KT_PAGE);
-		ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
-		ASSERT_EQ(0, cs_dispatch(&q, src.va + soff, out.va, size,
-					 cfg[k].chunk, cfg[k].wg, sig.va));
-		ASSERT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS))
-			TH_LOG("chunk %u: signal %ld", cfg[k].chunk,
-			       (long)kg_signal_load(&sig));
+	/*
+	 * Every configuration with KFDSIM_KERNEL_CHUNK_SUMS (fold64), with
+	 * KFDSIM_KERNEL_CHUNK_XXH64 (image version 3's XXH64) and with the
+	 * zero test alone, KFDSIM_KERNEL_CHUNK_ZERO.
+	 */
+	for (k = 0; k < 3 * sizeof(cfg) / sizeof(cfg[0]); k++) {
+		cs_op = ops[k / (sizeof(cfg) / sizeof(cfg[0]))];
+		c = k % (sizeof(cfg) / sizeof(cfg[0]));
+		n = cs_chunks(size, cfg[c].chunk);
+		ASSERT_EQ(0, cs_run(&self->rt, &q, src.va + soff, &out, size,
+				    cfg[c].chunk, cfg[c].wg, &sig_val))
+			TH_LOG("kernel %u, chunk %u: signal %ld", cs_op,
+			       cfg[c].chunk, sig_val);
 		/* One pair past the last chunk stays as it was. */
 		EXPECT_EQ(0, cs_check(_metadata, p, out.cpu, size,
-				      cfg[k].chunk, n, n + 1))
-			TH_LOG("chunk %u, workgroups of %u", cfg[k].chunk,
-			       cfg[k].wg);
-		if (cfg[k].chunk == 64 * 1024) {
+				      cfg[c].chunk, n, n + 1))
+			TH_LOG("kernel %u, chunk %u, workgroups of %u", cs_op,
+			       cfg[c].chunk, cfg[c].wg);
+		if (cfg[c].chunk == 64 * 1024) {
 			uint64_t *o = out.cpu;
 
 			for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++) {
 				EXPECT_EQ(0, o[2 * zero[i] + 1]);
-				EXPECT_EQ(kp_sum_zeros(64 * 1024),
+				EXPECT_EQ(cs_op == KFDSIM_KERNEL_CHUNK_ZERO ? 0 :
+					  cs_op == KFDSIM_KERNEL_CHUNK_SUMS ?
+					  kp_sum_zeros(64 * 1024) :
+					  kp_chunk_sum_zeros(KP_SUM_XXH64,
+							     64 * 1024),
 					  o[2 * zero[i]]);
 			}
 			EXPECT_EQ(1, o[2 * 5 + 1]);
 			/* The last chunk: 4 KiB + 24 bytes. */
-			EXPECT_EQ(kp_sum_buf(p + 80 * 64 * 1024ULL,
+			EXPECT_EQ(cs_ref_sum(p + 80 * 64 * 1024ULL,
 					     KT_PAGE + 24), o[2 * 80]);
 		}
 	}
+	cs_op = KFDSIM_KERNEL_CHUNK_SUMS;
 	EXPECT_EQ(0, kg_queue_free(&q));
 }
 

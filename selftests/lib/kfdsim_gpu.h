@@ -100,7 +100,7 @@ struct kg_queue {
 };
 
 /* The highest enum kfdsim_kernel_op: every queue has a descriptor up to it. */
-#define KG_KERNEL_LAST		KFDSIM_KERNEL_CHUNK_SUMS
+#define KG_KERNEL_LAST		KFDSIM_KERNEL_CHUNK_ZERO
 
 /* Offsets inside a queue's ctl BO. */
 #define KG_CTL_RPTR		0

@@ -246,6 +246,60 @@ static void test_checksum(void)
 	CHECK(kp_sum_buf(buf, 0) != kp_sum_buf(buf, 1));
 }
 
+/*
+ * XXH64 against values from the xxHash project's own tool (xxhsum -H1),
+ * and the zero-chunk shortcut and the one-pass chunk scan against it.
+ */
+static void test_xxh64(void)
+{
+	static const struct {
+		size_t len;
+		uint64_t h;
+	} pattern[] = {
+		{ 3, 0x22c08528601d4f27ULL },	{ 31, 0xe4a0e629e519a4aeULL },
+		{ 32, 0xcc6b8aaada790b2dULL },	{ 33, 0x35ec49850475a832ULL },
+		{ 100, 0x4826e367566ea023ULL },	{ 1000, 0x128da10cfbdc59d9ULL },
+		{ 4099, 0xb0160f2f6a9797cbULL }, { 65536, 0x017cc14c7769505eULL },
+	};
+	static uint8_t buf[65536];
+	uint64_t h = 0;
+	size_t i;
+
+	CHECK(kp_xxh64("", 0) == 0xef46db3751d8e999ULL);
+	CHECK(kp_xxh64("a", 1) == 0xd24ec4f1a98c6e5bULL);
+	CHECK(kp_xxh64("abc", 3) == 0x44bc2cf5ad770999ULL);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 37 + 11);
+	for (i = 0; i < KP_ARRAY_SIZE(pattern); i++)
+		CHECK(kp_xxh64(buf, pattern[i].len) == pattern[i].h);
+	CHECK(kp_chunk_sum(KP_SUM_XXH64, buf, 100) == 0x4826e367566ea023ULL);
+	CHECK(kp_chunk_sum(KP_SUM_FOLD64, buf, 100) == kp_sum_buf(buf, 100));
+	/* Unaligned input gives the same result. */
+	memmove(buf + 1, buf, 1000);
+	CHECK(kp_xxh64(buf + 1, 1000) == 0x128da10cfbdc59d9ULL);
+	CHECK(!kp_chunk_scan(KP_SUM_XXH64, buf + 1, 1000, &h) &&
+	      h == 0x128da10cfbdc59d9ULL);
+
+	CHECK(kp_chunk_sum_zeros(KP_SUM_XXH64, 20) == 0x5c41df61e8f6b241ULL);
+	CHECK(kp_chunk_sum_zeros(KP_SUM_XXH64, 4096) == 0xac869b6f32d8bbdbULL);
+	CHECK(kp_chunk_sum_zeros(KP_SUM_XXH64, 65536) ==
+	      0x5983dda9f15715a4ULL);
+	CHECK(kp_chunk_sum_zeros(KP_SUM_FOLD64, 4096) == kp_sum_zeros(4096));
+	memset(buf, 0, sizeof(buf));
+	for (i = 0; i <= 70; i++)
+		CHECK(kp_chunk_sum_zeros(KP_SUM_XXH64, i) == kp_xxh64(buf, i));
+	/* A zero chunk is found as such; one non-zero byte anywhere is not. */
+	h = 1;
+	CHECK(kp_chunk_scan(KP_SUM_XXH64, buf, sizeof(buf), &h) && h == 1);
+	buf[sizeof(buf) - 1] = 1;
+	CHECK(!kp_chunk_scan(KP_SUM_XXH64, buf, sizeof(buf), &h) &&
+	      h == kp_xxh64(buf, sizeof(buf)));
+	CHECK(!kp_chunk_scan(KP_SUM_FOLD64, buf, sizeof(buf), &h) &&
+	      h == kp_sum_buf(buf, sizeof(buf)));
+	CHECK(!strcmp(kp_sum_kind_name(KP_SUM_XXH64), "xxh64"));
+	CHECK(!strcmp(kp_sum_kind_name(7), "?"));
+}
+
 static const struct fake_gpu two[] = {
 	{ .gpu_id = 1111, .minor = 128, .simd_count = 240, .vram = 512ULL << 20,
 	  .fw = 469 },
@@ -1231,6 +1285,13 @@ static int dirty_bo(size_t size)
 	return fd;
 }
 
+/*
+ * The chunk sum function of the chunked tests' dumps: fold64 makes them
+ * version 2 images as the plugin wrote them before version 3 (no
+ * chunk_sum field), which must still restore; xxh64 is what it writes now.
+ */
+static enum kp_sum_kind test_sum_kind;
+
 /* One image of the chain: dump_id, parent and the saved BO's chunk map. */
 struct chunked {
 	uint8_t kinds[NCH];
@@ -1259,7 +1320,7 @@ static int save_chunked(int dirfd, int fd, const struct chunked *base,
 	};
 	struct kp_copy_job j = {
 		.dir = KP_COPY_SAVE, .gpu_id = 1111, .nbos = 1, .bos = &bo,
-		.no_sync = true, .chunk = CH,
+		.no_sync = true, .chunk = CH, .sum_kind = test_sum_kind,
 	};
 	int ret;
 
@@ -1287,7 +1348,8 @@ static void write_chunked_image(int dirfd, uint64_t dump_id,
 	KfdProcess p;
 	int fd;
 
-	t = one_gpu_header(&h, &gm, gpus, KP_IMAGE_VERSION);
+	t = one_gpu_header(&h, &gm, gpus,
+			   test_sum_kind == KP_SUM_FOLD64 ? 2 : KP_IMAGE_VERSION);
 	h.has_pid = h.has_dump_id = true;
 	h.pid = 4242;
 	h.dump_id = dump_id;
@@ -1316,6 +1378,8 @@ static void write_chunked_image(int dirfd, uint64_t dump_id,
 	p.priv_data.data = priv;
 	p.has_chunk_size = true;
 	p.chunk_size = CH;
+	p.has_chunk_sum = test_sum_kind != KP_SUM_FOLD64;
+	p.chunk_sum = test_sum_kind;
 	if (parent_dump) {
 		p.has_parent_dump_id = p.has_parent_image = true;
 		p.has_parent_depth = true;
@@ -1366,6 +1430,9 @@ static int restore_chunked(int dirfd, int src)
 	p = read_kfd1(dirfd, &h);
 	if (!p)
 		goto out;
+	/* As restore.c: the image says which function its sums are. */
+	j.sum_kind = kp_process_sum_kind(p);
+	CHECK(j.sum_kind == test_sum_kind);
 	ret = kp_chain_open(dirfd, "kfd-1.img", p, &chain);
 	if (ret)
 		goto out;
@@ -1541,7 +1608,8 @@ static void test_sparse_incremental(void)
 	      c1.kinds[5] == KFD_CHUNK__KFD_CHUNK_ZERO);
 	CHECK(c1.stored == 2 * CH);
 	CHECK(file_size(d1, pages) == 2 * CH);
-	CHECK(c1.sums[0] == kp_sum_zeros(CH) && c1.sums[1] != c1.sums[4]);
+	CHECK(c1.sums[0] == kp_chunk_sum_zeros(test_sum_kind, CH) &&
+	      c1.sums[1] != c1.sums[4]);
 	CHECK(kp_chunk_size_ok(CH) && kp_chunk_size_ok(64U << 20));
 	CHECK(!kp_chunk_size_ok(2048) && !kp_chunk_size_ok(3 * CH) &&
 	      !kp_chunk_size_ok(128U << 20));
@@ -1723,8 +1791,18 @@ static void test_scan_build(void)
 	struct kfdsim_kernel_descriptor d;
 	struct kfdsim_args_chunk_sums a;
 
+	/* Image version 3's sums: the XXH64 kernel. */
+	kp_scan_build(ib, head, 0x100000, 0x200000, CH, CH, KP_SUM_XXH64,
+		      false, 0x300000);
+	memcpy(&d, head, sizeof(d));
+	CHECK(d.opcode == KFDSIM_KERNEL_CHUNK_XXH64);
+	/* A full dump's zero test. */
+	kp_scan_build(ib, head, 0x100000, 0x200000, CH, CH, KP_SUM_XXH64,
+		      true, 0x300000);
+	memcpy(&d, head, sizeof(d));
+	CHECK(d.opcode == KFDSIM_KERNEL_CHUNK_ZERO);
 	n = kp_scan_build(ib, head, 0x100000, 0x200000, 5 * CH + 8, CH,
-			  0x300000);
+			  KP_SUM_FOLD64, false, 0x300000);
 	memcpy(&d, head, sizeof(d));
 	CHECK(d.magic == KFDSIM_KERNEL_MAGIC &&
 	      d.opcode == KFDSIM_KERNEL_CHUNK_SUMS && !d.pad);
@@ -1756,6 +1834,35 @@ static void test_scan_build(void)
 }
 
 /*
+ * Save the classified BO of @j as sdma_copy.c does after a GPU scan: only
+ * the DATA chunks of @p copied to the bounce buffer. 0 or -errno.
+ */
+static int save_scanned(struct kp_copy_job *j, const uint8_t *p)
+{
+	struct kp_copy_bo *bo = j->bos;
+	uint8_t *copy = calloc(NCH, CH);
+	struct kp_sum sum;
+	int img, ret = -ENOMEM;
+	uint64_t c;
+
+	img = kp_img_create(j->image);
+	CHECK(img >= 0 && copy);
+	if (copy && img >= 0) {
+		for (c = 0; c < NCH; c++)
+			if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA)
+				memcpy(copy + c * CH, p + c * CH, CH);
+		kp_sum_init(&sum);
+		bo->scanned = true;
+		ret = kp_copy_image_io(j, img, bo, 0, copy, NCH * CH, &sum);
+		bo->scanned = false;
+	}
+	if (img >= 0)
+		close(img);
+	free(copy);
+	return ret;
+}
+
+/*
  * The GPU's results classify as the CPU would, and a save from them
  * writes the same image, having copied only the stored chunks.
  */
@@ -1770,9 +1877,8 @@ static void test_scan_classify(void)
 		.dir = KP_COPY_SAVE, .gpu_id = 2222, .nbos = 1, .bos = &bo,
 		.no_sync = true, .chunk = CH,
 	};
-	struct kp_sum sum;
 	char why[256] = "", name[KP_NAME_LEN];
-	int fd, dirfd, img;
+	int fd, dirfd;
 	uint64_t sums[NCH], c;
 	size_t alen, blen;
 	unsigned int i;
@@ -1795,47 +1901,66 @@ static void test_scan_classify(void)
 	j.zero_sum = kp_sum_zeros(CH);
 	bo.kinds = kinds;
 	bo.sums = sums;
-	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, why, sizeof(why)));
+	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, false, why, sizeof(why)));
 	CHECK(!memcmp(kinds, cpu.kinds, NCH) &&
 	      !memcmp(sums, cpu.sums, sizeof(sums)));
 
 	/* As sdma_copy.c does: only the stored chunks' bytes are there. */
 	bo.base = base;
-	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, why, sizeof(why)));
+	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, false, why, sizeof(why)));
 	CHECK(kinds[3] == KFD_CHUNK__KFD_CHUNK_PARENT &&
 	      kinds[1] == KFD_CHUNK__KFD_CHUNK_DATA &&
 	      kinds[0] == KFD_CHUNK__KFD_CHUNK_ZERO);
 	bo.base = NULL;
-	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, why, sizeof(why)));
+	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, false, why, sizeof(why)));
 	kp_set_image_dir(dirfd);
 	kp_name_pages(j.image, 1, 2222);
-	img = kp_img_create(j.image);
-	CHECK(img >= 0);
-	{
-		uint8_t *copy = calloc(NCH, CH);
-
-		CHECK(copy != NULL);
-		for (c = 0; copy && c < NCH; c++)
-			if (kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA)
-				memcpy(copy + c * CH, p + c * CH, CH);
-		kp_sum_init(&sum);
-		bo.scanned = true;
-		CHECK(copy && !kp_copy_image_io(&j, img, &bo, 0, copy,
-						NCH * CH, &sum));
-		bo.scanned = false;
-		free(copy);
-	}
-	close(img);
-	CHECK(bo.stored == cpu.stored && bo.stored == 3 * CH);
+	CHECK(!save_scanned(&j, p) && bo.stored == cpu.stored &&
+	      bo.stored == 3 * CH);
 	b = read_file_at(dirfd, j.image, &blen);
 	CHECK(a && b && alen == blen && !memcmp(a, b, alen));
-	free(a);
 	free(b);
+
+	/*
+	 * A DATA chunk whose GPU checksum is not what its bytes give: the
+	 * CPU sums what it writes, and the dump fails there and then.
+	 */
+	sums[3] ^= 1ULL << 40;
+	CHECK(save_scanned(&j, p) == -EIO);
+	CHECK(strstr(kp_log_last(), "the GPU's checksum") &&
+	      strstr(kp_log_last(), "offset 12288"));
+	sums[3] ^= 1ULL << 40;
+
+	/*
+	 * A full dump's zero test (KFDSIM_KERNEL_CHUNK_ZERO: no sums, any
+	 * non-zero word for a chunk with data): the same chunk map, and the
+	 * CPU's sums of the stored chunks; the same image.
+	 */
+	{
+		uint64_t zp[2 * NCH];
+
+		for (c = 0; c < NCH; c++) {
+			zp[2 * c] = 0;
+			zp[2 * c + 1] = pairs[2 * c + 1] ? 0xee : 0;
+		}
+		memset(sums, 0, sizeof(sums));
+		CHECK(!kp_scan_classify(&j, &bo, 0, NCH, zp, true, why,
+					sizeof(why)));
+		CHECK(!memcmp(kinds, cpu.kinds, NCH));
+		bo.scan_zero = true;
+		CHECK(!save_scanned(&j, p));
+		bo.scan_zero = false;
+		CHECK(!memcmp(sums, cpu.sums, sizeof(sums)));
+		b = read_file_at(dirfd, j.image, &blen);
+		CHECK(a && b && alen == blen && !memcmp(a, b, alen));
+		free(b);
+	}
+	free(a);
 
 	/* A zero chunk whose checksum is not the CPU's: not trusted. */
 	pairs[0] ^= 1;
 	why[0] = 0;
-	CHECK(kp_scan_classify(&j, &bo, 0, NCH, pairs, why,
+	CHECK(kp_scan_classify(&j, &bo, 0, NCH, pairs, false, why,
 			       sizeof(why)) == -EIO && why[0]);
 	munmap(p, NCH * CH);
 	close(fd);
@@ -1859,6 +1984,7 @@ int main(void)
 
 	test_parse();
 	test_checksum();
+	test_xxh64();
 	test_topology_read();
 	test_topology_hidden();
 	test_match();
@@ -1869,6 +1995,20 @@ int main(void)
 	test_parallel_restore_peers();
 	test_hsakmt_shm();
 	test_sparse_incremental();
+	/*
+	 * Again with what dumps write now (version 3, XXH64 chunk sums), in
+	 * a directory of its own below the first run's.
+	 */
+	{
+		size_t n = strlen(tmpdir);
+
+		strcat(tmpdir, "/xxh64");
+		CHECK(!mkdir(tmpdir, 0755));
+		test_sum_kind = KP_SUM_XXH64;
+		test_sparse_incremental();
+		test_sum_kind = KP_SUM_FOLD64;
+		tmpdir[n] = 0;
+	}
 	test_chunked_slices();
 	test_scan_build();
 	test_scan_classify();

@@ -268,6 +268,14 @@ int kfdsim_vm_write(struct kfdsim_vm *vm, u64 va, const void *buf,
 		    size_t len, struct kfdsim_fault *fault);
 int kfdsim_vm_atomic_add64(struct kfdsim_vm *vm, u64 va, s64 delta,
 			   s64 *old, struct kfdsim_fault *fault);
+/*
+ * Copy @len bytes from @src to @dst, each range within one page, page to
+ * page (memmove: they may overlap) when both are mapped. -EFAULT, having
+ * done nothing, when either is not: the caller goes the slow way, which
+ * reports the fault as its accesses meet it.
+ */
+int kfdsim_vm_copy_in_page(struct kfdsim_vm *vm, u64 src, u64 dst,
+			   size_t len);
 
 /* ---- built-in kernels (kfdsim_kernels.c) ---- */
 

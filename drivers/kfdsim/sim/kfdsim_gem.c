@@ -173,18 +173,37 @@ static void kfdsim_gem_vunmap(struct drm_gem_object *obj,
 	vunmap(map->vaddr);
 }
 
+/* Pages a fault maps at most: the faulting one and those after it. */
+#define KFDSIM_GEM_PREFAULT	16
+
+/*
+ * As TTM's fault handler (TTM_BO_VM_NUM_PREFAULT) does for amdgpu: map the
+ * faulting page and the next ones of the object that the VMA covers, so
+ * that a pass over a mapping takes one fault per 16 pages, not one per
+ * page. Only the faulting page's insertion decides the result.
+ */
 static vm_fault_t kfdsim_gem_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct drm_gem_object *obj = vma->vm_private_data;
 	struct kfdsim_gem *bo = to_kfdsim_gem(obj);
-	unsigned long idx;
+	unsigned long idx, addr = vmf->address & PAGE_MASK, i;
+	vm_fault_t ret;
 
 	/* vm_pgoff still carries the object's fake offset. */
 	idx = vmf->pgoff - drm_vma_node_start(&obj->vma_node);
 	if (idx >= bo->npages)
 		return VM_FAULT_SIGBUS;
-	return vmf_insert_pfn(vma, vmf->address, page_to_pfn(bo->pages[idx]));
+	ret = vmf_insert_pfn(vma, addr, page_to_pfn(bo->pages[idx]));
+	if (ret != VM_FAULT_NOPAGE)
+		return ret;
+	for (i = 1; i < KFDSIM_GEM_PREFAULT && idx + i < bo->npages &&
+		    addr + i * PAGE_SIZE < vma->vm_end; i++)
+		if (vmf_insert_pfn(vma, addr + i * PAGE_SIZE,
+				   page_to_pfn(bo->pages[idx + i])) !=
+		    VM_FAULT_NOPAGE)
+			break;
+	return ret;
 }
 
 static const struct vm_operations_struct kfdsim_gem_vm_ops = {

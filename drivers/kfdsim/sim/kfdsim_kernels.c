@@ -24,6 +24,7 @@
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/xxhash.h>
 #include <linux/timekeeping.h>
 #include <asm/byteorder.h>
 
@@ -63,6 +64,7 @@ union kfdsim_args {
  * @sum: the checksum kernel's partial sum over the current workgroup
  * @hash: the chunk sums kernel's running fold64 over the current chunk
  * @bits: the chunk sums kernel's running OR over the current chunk
+ * @xxh: the chunk XXH64 kernel's running hash over the current chunk
  * @bounce: two pages, for the kernels that use more than one array
  */
 struct kfdsim_run {
@@ -80,8 +82,16 @@ struct kfdsim_run {
 	u64 sum;
 	u64 hash;
 	u64 bits;
+	struct xxh64_state xxh;
 	void *bounce[2];
 };
+
+/* The chunk kernels differ only in the checksum of a chunk (or none). */
+static bool kfdsim_chunk_op(u32 op)
+{
+	return op == KFDSIM_KERNEL_CHUNK_SUMS ||
+	       op == KFDSIM_KERNEL_CHUNK_XXH64 || op == KFDSIM_KERNEL_CHUNK_ZERO;
+}
 
 /* -ENOEXEC, with why the dispatch cannot run. */
 static int kfdsim_refuse(struct kfdsim_run *run, u32 code, const char *what)
@@ -156,6 +166,8 @@ static size_t kfdsim_args_size(u32 op)
 	case KFDSIM_KERNEL_LOOP:
 		return sizeof(struct kfdsim_args_loop);
 	case KFDSIM_KERNEL_CHUNK_SUMS:
+	case KFDSIM_KERNEL_CHUNK_XXH64:
+	case KFDSIM_KERNEL_CHUNK_ZERO:
 		return sizeof(struct kfdsim_args_chunk_sums);
 	default:
 		return 0;
@@ -234,6 +246,8 @@ static int kfdsim_check_args(struct kfdsim_run *run)
 		run->steps = a->loop.steps;
 		break;
 	case KFDSIM_KERNEL_CHUNK_SUMS:
+	case KFDSIM_KERNEL_CHUNK_XXH64:
+	case KFDSIM_KERNEL_CHUNK_ZERO:
 		return kfdsim_check_chunk_sums(run);
 	}
 	return ok ? 0 : kfdsim_refuse(run, KFDSIM_AQL_ERROR_INVALID_CODE,
@@ -307,6 +321,18 @@ static int kfdsim_chunk_sums_fn(void *ctx, void *ptr, size_t len, u64 va)
 	size_t i;
 
 	/* Pieces start and end on 8-byte boundaries: src and chunk are. */
+	if (run->op == KFDSIM_KERNEL_CHUNK_ZERO) {
+		for (i = 0; i < len / sizeof(u64) && !bits; i++)
+			bits = le64_to_cpu(src[i]);
+		run->bits = bits;
+		return 0;
+	}
+	if (run->op == KFDSIM_KERNEL_CHUNK_XXH64) {
+		for (i = 0; i < len / sizeof(u64); i++)
+			bits |= le64_to_cpu(src[i]);
+		run->bits = bits;
+		return xxh64_update(&run->xxh, ptr, len) ? -EINVAL : 0;
+	}
 	for (i = 0; i < len / sizeof(u64); i++) {
 		w = le64_to_cpu(src[i]);
 		h = (h ^ w) * KFDSIM_FOLD64_MUL;
@@ -318,17 +344,23 @@ static int kfdsim_chunk_sums_fn(void *ctx, void *ptr, size_t len, u64 va)
 	return 0;
 }
 
-/* Finish chunk @c of @len bytes: its fold64 and OR go to out[c]. */
+/* Finish chunk @c of @len bytes: its checksum and OR go to out[c]. */
 static int kfdsim_chunk_sums_done(struct kfdsim_run *run, u64 c, u64 len)
 {
 	__le64 out[2];
 	u64 h = run->hash ^ len;
 
-	h ^= h >> 31;
-	h *= KFDSIM_FOLD64_FINAL_MUL;
-	h ^= h >> 32;
-	h *= KFDSIM_FOLD64_FINAL_MUL;
-	h ^= h >> 32;
+	if (run->op == KFDSIM_KERNEL_CHUNK_ZERO) {
+		h = 0;
+	} else if (run->op == KFDSIM_KERNEL_CHUNK_XXH64) {
+		h = xxh64_digest(&run->xxh);
+	} else {
+		h ^= h >> 31;
+		h *= KFDSIM_FOLD64_FINAL_MUL;
+		h ^= h >> 32;
+		h *= KFDSIM_FOLD64_FINAL_MUL;
+		h ^= h >> 32;
+	}
 	out[0] = cpu_to_le64(h);
 	out[1] = cpu_to_le64(run->bits);
 	return kfdsim_vm_write(run->vm, run->args.chunk_sums.out +
@@ -411,6 +443,8 @@ static int kfdsim_run_piece(struct kfdsim_run *run, u64 off, size_t len)
 		return kfdsim_vm_access(run->vm, a->loop.buf + off, len, true,
 					kfdsim_loop_fn, run, run->fault);
 	case KFDSIM_KERNEL_CHUNK_SUMS:
+	case KFDSIM_KERNEL_CHUNK_XXH64:
+	case KFDSIM_KERNEL_CHUNK_ZERO:
 		return kfdsim_vm_access(run->vm, a->chunk_sums.src + off, len,
 					false, kfdsim_chunk_sums_fn, run,
 					run->fault);
@@ -430,13 +464,15 @@ static int kfdsim_run_wg(struct kfdsim_run *run, u32 wg)
 	int ret;
 
 	/* A chunk sums "workgroup" is one work-item: chunk @wg. */
-	if (run->op == KFDSIM_KERNEL_CHUNK_SUMS) {
+	if (kfdsim_chunk_op(run->op)) {
 		off = (u64)wg * cs->chunk;
 		end = min(off + cs->chunk, cs->size);
 	}
 	run->sum = 0;
 	run->hash = KFDSIM_FOLD64_SEED;
 	run->bits = 0;
+	if (run->op == KFDSIM_KERNEL_CHUNK_XXH64)
+		xxh64_reset(&run->xxh, 0);
 	while (off < end) {
 		/* The main array is 4-byte aligned, so @len is as well. */
 		len = min_t(u64, end - off,
@@ -445,6 +481,9 @@ static int kfdsim_run_wg(struct kfdsim_run *run, u32 wg)
 		if (ret)
 			return ret;
 		off += len;
+		/* The zero test is done at a chunk's first non-zero word. */
+		if (run->op == KFDSIM_KERNEL_CHUNK_ZERO && run->bits)
+			break;
 		cond_resched();
 	}
 
@@ -452,7 +491,7 @@ static int kfdsim_run_wg(struct kfdsim_run *run, u32 wg)
 	if (run->op == KFDSIM_KERNEL_CHECKSUM)
 		return kfdsim_vm_atomic_add64(run->vm, run->args.checksum.result,
 					      run->sum, &old, run->fault);
-	if (run->op == KFDSIM_KERNEL_CHUNK_SUMS)
+	if (kfdsim_chunk_op(run->op))
 		return kfdsim_chunk_sums_done(run, wg,
 					      end - (u64)wg * cs->chunk);
 	return 0;

@@ -62,9 +62,10 @@ static int kfdsim_sdma_rw(struct kfdsim_sdma_ctx *ctx, u64 va, void *buf,
 }
 
 /*
- * Copy through a bounce page: source and destination may be in one BO.
- * Each step stays within one page of the source and one of the
- * destination, so a fault concerns the whole step.
+ * Copy page by page: source and destination may be in one BO. Each step
+ * stays within one page of the source and one of the destination, so a
+ * fault concerns the whole step; it goes straight from page to page, or
+ * through a bounce page when it meets a fault.
  */
 static int kfdsim_sdma_copy(struct kfdsim_sdma_ctx *ctx, u64 src, u64 dst,
 			    u32 bytes, struct kfdsim_fault *fault)
@@ -79,12 +80,20 @@ static int kfdsim_sdma_copy(struct kfdsim_sdma_ctx *ctx, u64 src, u64 dst,
 	while (bytes) {
 		chunk = min3((size_t)bytes, kfdsim_sdma_page_left(src),
 			     kfdsim_sdma_page_left(dst));
+		/*
+		 * Both pages mapped: one copy between them. The bounce page is
+		 * the way for a step that faults, so that it reports what it
+		 * meets first as before.
+		 */
+		if (!kfdsim_vm_copy_in_page(ctx->vm, src, dst, chunk))
+			goto next;
 		ret = kfdsim_sdma_rw(ctx, src, buf, chunk, false, fault);
 		if (ret)
 			break;
 		ret = kfdsim_sdma_rw(ctx, dst, buf, chunk, true, fault);
 		if (ret)
 			break;
+next:
 		src += chunk;
 		dst += chunk;
 		bytes -= chunk;

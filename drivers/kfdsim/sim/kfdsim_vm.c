@@ -326,6 +326,32 @@ int kfdsim_vm_write(struct kfdsim_vm *vm, u64 va, const void *buf,
 				fault);
 }
 
+int kfdsim_vm_copy_in_page(struct kfdsim_vm *vm, u64 src, u64 dst,
+			   size_t len)
+{
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
+	struct page *from, *to;
+	void *s, *d;
+	int ret = -EFAULT;
+
+	if (!pt || !len || offset_in_page(src) + len > PAGE_SIZE ||
+	    offset_in_page(dst) + len > PAGE_SIZE)
+		return -EFAULT;
+	down_read(&pt->lock);
+	from = kfdsim_pt_translate(pt, src, false);
+	to = kfdsim_pt_translate(pt, dst, true);
+	if (from && to) {
+		s = kmap_local_page(from);
+		d = kmap_local_page(to);
+		memmove(d + offset_in_page(dst), s + offset_in_page(src), len);
+		kunmap_local(d);
+		kunmap_local(s);
+		ret = 0;
+	}
+	up_read(&pt->lock);
+	return ret;
+}
+
 struct kfdsim_atomic_ctx {
 	s64 delta;
 	s64 old;

@@ -177,6 +177,12 @@ struct kfdsim_signal {
  *                            64-bit words, so that user space can tell
  *                            all-zero chunks and checksum the others without
  *                            copying them (struct kfdsim_args_chunk_sums)
+ * @KFDSIM_KERNEL_CHUNK_XXH64: the same, with the XXH64 (seed 0) of each chunk
+ *                             instead of its fold64: the CRIU plugin's
+ *                             chunk checksum of image version 3
+ * @KFDSIM_KERNEL_CHUNK_ZERO: the same without checksums: only whether each
+ *                            chunk is all zeros, reading a chunk only up
+ *                            to its first non-zero word
  *
  * Work-item i of the grid handles element i (for the chunk sums kernel:
  * chunk i); the grid is flattened (x fastest). Workgroups run in order, so
@@ -192,6 +198,8 @@ enum kfdsim_kernel_op {
 	KFDSIM_KERNEL_CHECKSUM = 5,
 	KFDSIM_KERNEL_LOOP = 6,
 	KFDSIM_KERNEL_CHUNK_SUMS = 7,
+	KFDSIM_KERNEL_CHUNK_XXH64 = 8,
+	KFDSIM_KERNEL_CHUNK_ZERO = 9,
 };
 
 /**
@@ -293,6 +301,11 @@ struct kfdsim_args_loop {
  * CRIU plugin's checksum of a buffer whose length is a multiple of 8
  * (userspace-plugin/checksum.c): the device and the plugin agree bit for
  * bit.
+ *
+ * KFDSIM_KERNEL_CHUNK_XXH64 writes XXH64 with seed 0 of the chunk's bytes
+ * there instead (the xxHash project's 64-bit hash); KFDSIM_KERNEL_CHUNK_ZERO
+ * writes 0 there, and in [1] 0 for an all-zero chunk, else the first
+ * non-zero word it met (the rest of such a chunk is not read).
  *
  * [1] the bitwise OR of the chunk's u64 words, which is 0 exactly when the
  * chunk is all zero bytes.
