@@ -198,7 +198,7 @@ static vm_fault_t kfdsim_gem_fault(struct vm_fault *vmf)
 	if (ret != VM_FAULT_NOPAGE)
 		return ret;
 	for (i = 1; i < KFDSIM_GEM_PREFAULT && idx + i < bo->npages &&
-		    addr + i * PAGE_SIZE < vma->vm_end; i++)
+	     addr + i * PAGE_SIZE < vma->vm_end; i++)
 		if (vmf_insert_pfn(vma, addr + i * PAGE_SIZE,
 				   page_to_pfn(bo->pages[idx + i])) !=
 		    VM_FAULT_NOPAGE)
