@@ -282,6 +282,7 @@ static inline u64 *kfd_doorbell_slot(const struct kfdsim_pdd *pdd, u32 slot)
  * @evicted: the CP must not run the queue (protected by the CP lock)
  * @cp_node: on the GPU's CP queue list
  * @cp_round: the last CP round that visited the queue (CP lock)
+ * @gfx9: the machine-code dispatch under way, or NULL (CP lock)
  */
 struct kfdsim_queue {
 	struct kfdsim_pdd *pdd;
@@ -303,6 +304,7 @@ struct kfdsim_queue {
 	bool evicted;
 	struct list_head cp_node;
 	u64 cp_round;
+	struct kfdsim_gfx9_dispatch *gfx9;
 };
 
 void kfd_queues_destroy_all(struct kfdsim_process *p);

@@ -37,6 +37,7 @@
 #include <linux/wait_bit.h>
 
 #include "kfdsim.h"
+#include "sim/gfx9/kfdsim_gfx9.h"
 
 #define KFDSIM_CP_SLICE_NS	(2 * NSEC_PER_MSEC)
 #define KFDSIM_CP_POLL_MIN_US	50
@@ -139,6 +140,23 @@ static int kfdsim_signal_complete(struct kfdsim_queue *q, u64 sig,
 	return kfdsim_signal_fire(q, sig, fault);
 }
 
+/* The queue's amd_queue_t if it is laid out as ROCr lays it out, or 0. */
+static u64 kfdsim_amd_queue(struct kfdsim_queue *q)
+{
+	struct kfdsim_fault fault;
+	u64 base;
+	u32 off;
+
+	if (kfdsim_vm_read(&q->pdd->vm, q->rptr_va + sizeof(u64), &off,
+			   sizeof(off), &fault) ||
+	    off != KFDSIM_AMD_QUEUE_READ_DISPATCH_ID || q->rptr_va < off)
+		return 0;
+	base = q->rptr_va - off;
+	if (q->wptr_va != base + KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID)
+		return 0;
+	return base;
+}
+
 /*
  * Tell the runtime why its AQL queue stopped, as gfx9 CP firmware does:
  * store @code into the inactive signal of the queue's amd_queue_t and fire
@@ -149,16 +167,10 @@ static bool kfdsim_aql_report(struct kfdsim_queue *q, u32 code)
 {
 	struct kfdsim_vm *vm = &q->pdd->vm;
 	struct kfdsim_fault fault;
+	u64 base = kfdsim_amd_queue(q), sig;
 	s64 value = code;
-	u64 base, sig;
-	u32 off;
 
-	if (kfdsim_vm_read(vm, q->rptr_va + sizeof(u64), &off, sizeof(off),
-			   &fault) ||
-	    off != KFDSIM_AMD_QUEUE_READ_DISPATCH_ID || q->rptr_va < off)
-		return false;
-	base = q->rptr_va - off;
-	if (q->wptr_va != base + KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID)
+	if (!base)
 		return false;
 	if (kfdsim_vm_read(vm, base + KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL, &sig,
 			   sizeof(sig), &fault) || !sig)
@@ -236,6 +248,25 @@ static int kfdsim_barrier_ready(struct kfdsim_queue *q,
 	return !any || !used;
 }
 
+/* A dispatch of GPU machine code (sim/gfx9); -ENOENT for a built-in. */
+static int kfdsim_run_gfx9(struct kfdsim_queue *q, u64 slot,
+			   const struct kfdsim_aql_dispatch *pkt, u64 deadline,
+			   struct kfdsim_fault *fault,
+			   struct kfdsim_dispatch_error *why)
+{
+	struct kfdsim_gfx9_queue gq = {
+		.vm = &q->pdd->vm,
+		.packet_va = slot,
+		.queue_va = kfdsim_amd_queue(q),
+		.dispatch_id = q->state.rptr,
+		.gpu_id = q->pdd->user_gpu_id,
+		.queue_id = q->id,
+	};
+
+	return kfdsim_gfx9_run(&q->gfx9, &gq, pkt, &q->state.progress,
+			       deadline, fault, why);
+}
+
 static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 {
 	struct kfdsim_vm *vm = &q->pdd->vm;
@@ -289,9 +320,12 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 			/* Reserved, not yet published: wait for the header. */
 			return run;
 		case KFDSIM_AQL_TYPE_KERNEL_DISPATCH:
-			ret = kfdsim_kernel_run(vm, &pkt.dispatch,
-						&q->state.progress, deadline,
-						&fault, &why);
+			ret = kfdsim_run_gfx9(q, slot, &pkt.dispatch, deadline,
+					      &fault, &why);
+			if (ret == -ENOENT)	/* a built-in kernel */
+				ret = kfdsim_kernel_run(vm, &pkt.dispatch,
+							&q->state.progress,
+							deadline, &fault, &why);
 			if (ret == -EAGAIN)
 				return KFDSIM_RUN_BUSY;
 			sig = pkt.dispatch.completion_signal;
@@ -593,6 +627,7 @@ void kfdsim_cp_remove_queue(struct kfdsim_queue *q)
 
 	kfdsim_cp_lock(cp);
 	list_del(&q->cp_node);
+	kfdsim_gfx9_free(&q->gfx9);
 	mutex_unlock(&cp->lock);
 }
 

@@ -148,6 +148,13 @@ struct kfdsim_signal {
 #define KFDSIM_AQL_ERROR_INVALID_FORMAT		0x20
 #define KFDSIM_AQL_ERROR_GROUP_TOO_LARGE	0x40
 #define KFDSIM_AQL_ERROR_VENDOR_PACKET		0x100
+/*
+ * Wave exceptions of GPU machine code (Documentation/gfx9-engine.rst):
+ * ILLEGAL_INSTRUCTION: an instruction the simulated GPU does not execute
+ * (ILLEGAL_INSTRUCTION); EXCEPTION: s_trap (EXCEPTION).
+ */
+#define KFDSIM_AQL_ERROR_ILLEGAL_INSTRUCTION	0x40000000u
+#define KFDSIM_AQL_ERROR_EXCEPTION		0x80000000u
 
 /* ---- built-in kernels ---- */
 
