@@ -11,6 +11,7 @@
  *
  * Also GET_TILE_CONFIG, which ROCr's image support reads at start-up.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -64,8 +65,8 @@ struct g9_kernel {
 	void *kernarg;
 };
 
-/* The directory of this binary: the .bin files are in ./gfx9/. */
-static int g9_read_bin(const char *name, void *buf, size_t max)
+/* The directory of this binary: the kernels are in ./gfx9/. */
+static int g9_read_file(const char *name, void *buf, size_t max)
 {
 	char path[PATH_MAX], *slash;
 	ssize_t n;
@@ -78,7 +79,7 @@ static int g9_read_bin(const char *name, void *buf, size_t max)
 	slash = strrchr(path, '/');
 	if (!slash)
 		return -ENOENT;
-	snprintf(slash, sizeof(path) - (slash - path), "/gfx9/%s.bin", name);
+	snprintf(slash, sizeof(path) - (slash - path), "/gfx9/%s", name);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
@@ -97,14 +98,16 @@ static int g9_load(struct kg_rt *rt, const char *name, uint32_t rsrc2,
 		.compute_pgm_rsrc2 = rsrc2,
 		.kernel_code_properties = props,
 	};
+	char file[64];
 	int ret, n;
 
 	ret = kg_bo_new(rt, 0, G9_BO_SIZE, KT_GTT | KT_WRITABLE, 0, &k->bo);
 	if (ret)
 		return ret;
 	memcpy(k->bo.cpu, &kd, sizeof(kd));
-	n = g9_read_bin(name, (char *)k->bo.cpu + G9_CODE_OFF,
-			G9_KERNARG_OFF - G9_CODE_OFF);
+	snprintf(file, sizeof(file), "%s.bin", name);
+	n = g9_read_file(file, (char *)k->bo.cpu + G9_CODE_OFF,
+			 G9_KERNARG_OFF - G9_CODE_OFF);
 	if (n <= 0)
 		return n ? n : -ENOEXEC;
 	k->kernarg = (char *)k->bo.cpu + G9_KERNARG_OFF;
@@ -493,6 +496,164 @@ TEST_F(gfx9, preempted_between_instructions)
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(i * iters + 7, o[i]) TH_LOG("item %u", i);
 	EXPECT_EQ(0, kg_queue_free(&q));
+}
+
+/*
+ * Load hipcc's code object (build/selftests/gfx9/hip.co) the way ROCr's
+ * loader does for this simple case: every PT_LOAD segment at its virtual
+ * address from the start of a BO; @kd_va gets the GPU address of the
+ * kernel descriptor named @kd (from .dynsym).
+ */
+#define G9_CO_MAX		(48 * 1024)
+
+static int g9_load_co(struct kg_rt *rt, const char *kd, struct g9_kernel *k,
+		      uint64_t *kd_va)
+{
+	static char img[G9_CO_MAX];
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Phdr *ph;
+	const Elf64_Shdr *sh;
+	unsigned int i, j;
+	int n, ret;
+
+	n = g9_read_file("hip.co", img, sizeof(img));
+	if (n < (int)sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_machine != EM_AMDGPU)
+		return -ENOEXEC;
+	ret = kg_bo_new(rt, 0, 64 * 1024, KT_GTT | KT_WRITABLE, 0, &k->bo);
+	if (ret)
+		return ret;
+	memset(k->bo.cpu, 0, 64 * 1024);
+	for (i = 0; i < eh->e_phnum; i++) {
+		ph = (const void *)(img + eh->e_phoff + i * eh->e_phentsize);
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_vaddr + ph->p_memsz > G9_CO_MAX ||
+		    ph->p_offset + ph->p_filesz > (uint64_t)n)
+			return -ENOEXEC;
+		memcpy((char *)k->bo.cpu + ph->p_vaddr, img + ph->p_offset,
+		       ph->p_filesz);
+	}
+	k->kernarg = (char *)k->bo.cpu + G9_CO_MAX;
+	for (i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Sym *sym;
+		const char *names;
+
+		sh = (const void *)(img + eh->e_shoff + i * eh->e_shentsize);
+		if (sh->sh_type != SHT_DYNSYM)
+			continue;
+		names = img + ((const Elf64_Shdr *)(img + eh->e_shoff +
+				sh->sh_link * eh->e_shentsize))->sh_offset;
+		for (j = 0; j < sh->sh_size / sizeof(*sym); j++) {
+			sym = (const void *)(img + sh->sh_offset +
+					     j * sizeof(*sym));
+			if (!strcmp(names + sym->st_name, kd)) {
+				*kd_va = k->bo.va + sym->st_value;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+/* Dispatch the way HIP launches <<<blocks, 256>>>: the grid in items. */
+static int g9_run_co(struct kg_rt *rt, const struct g9_kernel *k,
+		     uint64_t kd_va, uint32_t blocks)
+{
+	struct kfdsim_aql_dispatch pkt = {
+		.header = KG_AQL_HDR(KFDSIM_AQL_TYPE_KERNEL_DISPATCH),
+		.setup = 1,
+		.workgroup_size_x = 256,
+		.workgroup_size_y = 1,
+		.workgroup_size_z = 1,
+		.grid_size_x = blocks * 256,
+		.grid_size_y = 1,
+		.grid_size_z = 1,
+		.group_segment_size = 1024,
+		.kernel_object = kd_va,
+		.kernarg_address = k->bo.va + G9_CO_MAX,
+	};
+	struct kg_signal sig;
+	struct kg_queue q;
+	int ret;
+
+	ret = kg_queue_new(rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096, &q);
+	if (ret)
+		return ret;
+	ret = kg_signal_new(rt, 1, &sig);
+	pkt.completion_signal = sig.va;
+	if (!ret)
+		ret = kg_aql_submit(&q, &pkt);
+	if (!ret)
+		ret = kg_signal_wait(&sig, 0, KG_TIMEOUT_MS);
+	kg_queue_free(&q);
+	return ret;
+}
+
+/* saxpy as hipcc -O2 compiles it (a fused multiply-add per element). */
+TEST_F(gfx9, hipcc_saxpy)
+{
+	const int n = 1000;
+	struct g9_kernel k;
+	struct kg_bo x, y;
+	float *fx, *fy, *want;
+	uint64_t kd;
+	char *ka;
+	int i;
+
+	ASSERT_EQ(0, g9_load_co(&self->rt, "_Z5saxpyfPKfPfi.kd", &k, &kd));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
+			       &x));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n + 64, KT_GTT | KT_WRITABLE,
+			       0, &y));
+	fx = x.cpu;
+	fy = y.cpu;
+	want = calloc(n, sizeof(*want));
+	ASSERT_NE(NULL, want);
+	for (i = 0; i < n; i++) {
+		fx[i] = (float)(i * 7 % 101) / 3.0f - 11.0f;
+		fy[i] = (float)(i * 13 % 97) * 0.37f + 1.0f / (i + 1);
+		want[i] = fmaf(2.5f, fx[i], fy[i]);
+	}
+	fy[n] = 123.0f;
+	ka = k.kernarg;
+	*(float *)ka = 2.5f;
+	memcpy(ka + 8, &x.va, 8);
+	memcpy(ka + 16, &y.va, 8);
+	memcpy(ka + 24, &n, 4);
+	ASSERT_EQ(0, g9_run_co(&self->rt, &k, kd, (n + 255) / 256));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(f2u(want[i]), f2u(fy[i])) TH_LOG("element %d", i);
+	EXPECT_EQ(123.0f, fy[n]);
+	free(want);
+}
+
+/* An LDS tree reduction with __syncthreads and atomicAdd. */
+TEST_F(gfx9, hipcc_lds_reduction)
+{
+	const int n = 1000;
+	struct kg_bo in, out;
+	struct g9_kernel k;
+	uint32_t sum = 0;
+	uint64_t kd;
+	char *ka;
+	int i;
+
+	ASSERT_EQ(0, g9_load_co(&self->rt, "_Z6reducePKjPji.kd", &k, &kd));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
+			       &in));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	g9_fill(in.cpu, n, 11);
+	for (i = 0; i < n; i++)
+		sum += ((uint32_t *)in.cpu)[i];
+	*(uint32_t *)out.cpu = 5;
+	ka = k.kernarg;
+	memcpy(ka, &in.va, 8);
+	memcpy(ka + 8, &out.va, 8);
+	memcpy(ka + 16, &n, 4);
+	ASSERT_EQ(0, g9_run_co(&self->rt, &k, kd, (n + 255) / 256));
+	EXPECT_EQ(sum + 5, *(uint32_t *)out.cpu);
 }
 
 static int g9_queue_error(struct kg_rt *rt, const char *name,

@@ -503,7 +503,7 @@ static void rt_qerr_cb(hsa_status_t status, hsa_queue_t *source, void *data)
 
 /* The broken dispatches of queue_error_callback_names_the_cause. */
 enum rt_bad {
-	RT_BAD_GPU_CODE,	/* kernel object: gfx9 machine code */
+	RT_BAD_GPU_CODE,	/* gfx9 machine code, an illegal instruction */
 	RT_BAD_GRID_ZERO,
 	RT_BAD_GROUP_TOO_LARGE,
 	RT_BAD_VENDOR_PACKET,
@@ -522,8 +522,8 @@ TEST_F_TIMEOUT(rocr, queue_error_callback_names_the_cause, RT_TEST_TIMEOUT)
 		hsa_status_t status;
 		const char *log;
 	} want[RT_BAD_COUNT] = {
-		{ HSA_STATUS_ERROR_INVALID_CODE_OBJECT,
-		  "is not a kfdsim built-in kernel" },
+		{ (hsa_status_t)HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION,
+		  "illegal instruction 0xf0000000" },
 		{ HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS,
 		  "bad grid or workgroup sizes" },
 		{ HSA_STATUS_ERROR_INVALID_ARGUMENT,
@@ -546,9 +546,16 @@ TEST_F_TIMEOUT(rocr, queue_error_callback_names_the_cause, RT_TEST_TIMEOUT)
 		KFDSIM_KERNEL_VERSION, KFDSIM_KERNEL_FILL_U32, 0 };
 	*args = (struct kfdsim_args_fill){ .dst = (uintptr_t)buf,
 					   .value = 7 };
-	/* A page of s_endpgm, as a real kernel's code would look. */
+	/*
+	 * gfx9 machine code (Documentation/gfx9-engine.rst): a kernel
+	 * descriptor whose code, 256 bytes on, starts with a MIMG
+	 * instruction the simulated GPU does not execute.
+	 */
 	for (i = 0; i < KT_PAGE / 4; i++)
-		code[i] = 0xbf810000u;
+		code[i] = 0xbf810000u;	/* s_endpgm */
+	memset(code, 0, 64);
+	code[4] = 256;			/* kernel_code_entry_byte_offset */
+	code[64] = 0xf0000000u;
 	memset(buf, 0, KT_PAGE);
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, kmsg);
