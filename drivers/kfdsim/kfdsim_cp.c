@@ -267,6 +267,96 @@ static int kfdsim_run_gfx9(struct kfdsim_queue *q, u64 slot,
 			       deadline, fault, why);
 }
 
+/*
+ * AMD's vendor-specific AQL packets (ROCr's hsa_ext_amd.h and
+ * amd_aql_queue.cpp): byte 2 of the packet is the format, the completion
+ * signal is at byte 56 as in every AQL packet.
+ */
+#define KFDSIM_AMD_AQL_FORMAT_PM4_IB		1
+#define KFDSIM_AMD_AQL_FORMAT_BARRIER_VALUE	2
+#define KFDSIM_AMD_AQL_SIGNAL			56
+/* ROCr's PM4 IB is one page at most. */
+#define KFDSIM_AMD_PM4_IB_MAX_DW		1024
+#define KFDSIM_PM4_OP_INDIRECT_BUFFER		0x3f
+
+/*
+ * PM4_IB: ROCr runs a PM4 indirect buffer through its AQL queue this way
+ * (AqlQueue::ExecutePM4), for the cache invalidation that follows loading
+ * a code object. Simulated memory has no caches: an IB of NOP and
+ * ACQUIRE_MEM packets completes at once; anything else is refused.
+ */
+static int kfdsim_aql_pm4_ib(struct kfdsim_queue *q, const u8 *raw,
+			     struct kfdsim_fault *fault)
+{
+	u32 jump[4], ndw, pos, hdr, op, count;
+	u64 ib;
+	int ret;
+
+	memcpy(jump, raw + 4, sizeof(jump));
+	ib = (jump[1] & ~3u) | (u64)(jump[2] & 0xffff) << 32;
+	ndw = jump[3] & 0xfffff;
+	/* An INDIRECT_BUFFER packet with its valid bit (23) set. */
+	if (jump[0] >> KFDSIM_PM4_TYPE_SHIFT != KFDSIM_PM4_TYPE3 ||
+	    ((jump[0] >> KFDSIM_PM4_OP_SHIFT) & KFDSIM_PM4_OP_MASK) !=
+	    KFDSIM_PM4_OP_INDIRECT_BUFFER || !(jump[3] & BIT(23)) ||
+	    ndw > KFDSIM_AMD_PM4_IB_MAX_DW)
+		return -ENOEXEC;
+	for (pos = 0; pos < ndw; pos += count + 2) {
+		ret = kfdsim_vm_read(&q->pdd->vm, ib + pos * 4, &hdr,
+				     sizeof(hdr), fault);
+		if (ret)
+			return ret;
+		op = (hdr >> KFDSIM_PM4_OP_SHIFT) & KFDSIM_PM4_OP_MASK;
+		count = (hdr >> KFDSIM_PM4_COUNT_SHIFT) & KFDSIM_PM4_COUNT_MASK;
+		if (hdr >> KFDSIM_PM4_TYPE_SHIFT != KFDSIM_PM4_TYPE3 ||
+		    (op != KFDSIM_PM4_OP_NOP && op != KFDSIM_PM4_OP_ACQUIRE_MEM))
+			return -ENOEXEC;
+		/* A NOP of count 0x3fff is its header alone. */
+		if (op == KFDSIM_PM4_OP_NOP && count == KFDSIM_PM4_COUNT_MASK)
+			count = (u32)-1;
+	}
+	return 0;
+}
+
+/*
+ * BARRIER_VALUE: complete once (signal value & mask) compares with value
+ * as cond says (EQ, NE, LT, GTE); a NULL signal is satisfied. Returns 1
+ * when satisfied, 0 while waiting.
+ */
+static int kfdsim_aql_barrier_value(struct kfdsim_queue *q, const u8 *raw,
+				    struct kfdsim_fault *fault)
+{
+	s64 value, mask, cur;
+	u64 sig;
+	u32 cond;
+	int ret;
+
+	memcpy(&sig, raw + 8, sizeof(sig));
+	memcpy(&value, raw + 16, sizeof(value));
+	memcpy(&mask, raw + 24, sizeof(mask));
+	memcpy(&cond, raw + 32, sizeof(cond));
+	if (cond > 3)
+		return -ENOEXEC;
+	if (!sig)
+		return 1;
+	ret = kfdsim_vm_read(&q->pdd->vm,
+			     sig + offsetof(struct kfdsim_signal, value), &cur,
+			     sizeof(cur), fault);
+	if (ret)
+		return ret;
+	cur &= mask;
+	switch (cond) {
+	case 0:
+		return cur == value;
+	case 1:
+		return cur != value;
+	case 2:
+		return cur < value;
+	default:
+		return cur >= value;
+	}
+}
+
 static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 {
 	struct kfdsim_vm *vm = &q->pdd->vm;
@@ -282,6 +372,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 		u16 header;
 		struct kfdsim_aql_dispatch dispatch;
 		struct kfdsim_aql_barrier barrier;
+		u8 raw[KFDSIM_AQL_PACKET_SIZE];
 	} pkt;
 	u64 wptr, mem_wptr, sig;
 	int ret;
@@ -343,9 +434,21 @@ static enum kfdsim_run kfdsim_run_aql(struct kfdsim_queue *q, u64 deadline)
 			sig = pkt.barrier.completion_signal;
 			break;
 		case KFDSIM_AQL_TYPE_VENDOR_SPECIFIC:
+			memcpy(&sig, pkt.raw + KFDSIM_AMD_AQL_SIGNAL,
+			       sizeof(sig));
+			ret = -ENOEXEC;
+			if (pkt.raw[2] == KFDSIM_AMD_AQL_FORMAT_PM4_IB)
+				ret = kfdsim_aql_pm4_ib(q, pkt.raw, &fault);
+			if (pkt.raw[2] == KFDSIM_AMD_AQL_FORMAT_BARRIER_VALUE) {
+				ret = kfdsim_aql_barrier_value(q, pkt.raw,
+							       &fault);
+				if (!ret)
+					return run;	/* waiting */
+				if (ret > 0)
+					ret = 0;
+			}
 			why.code = KFDSIM_AQL_ERROR_VENDOR_PACKET;
 			why.what = "vendor-specific packet";
-			ret = -ENOEXEC;
 			break;
 		default:
 			why.code = KFDSIM_AQL_ERROR_INVALID_FORMAT;

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 
 #include "kt_harness.h"
 #include "kfdsim_gpu.h"
@@ -65,21 +66,32 @@ struct g9_kernel {
 	void *kernarg;
 };
 
-/* The directory of this binary: the kernels are in ./gfx9/. */
-static int g9_read_file(const char *name, void *buf, size_t max)
+/* @name in ./gfx9/ next to this binary, where make selftests puts it. */
+static int g9_path(const char *name, char *path, size_t len)
 {
-	char path[PATH_MAX], *slash;
+	char *slash;
 	ssize_t n;
-	int fd;
 
-	n = readlink("/proc/self/exe", path, sizeof(path) - 64);
+	n = readlink("/proc/self/exe", path, len - 64);
 	if (n < 0)
 		return -errno;
 	path[n] = 0;
 	slash = strrchr(path, '/');
 	if (!slash)
 		return -ENOENT;
-	snprintf(slash, sizeof(path) - (slash - path), "/gfx9/%s", name);
+	snprintf(slash, len - (slash - path), "/gfx9/%s", name);
+	return 0;
+}
+
+static int g9_read_file(const char *name, void *buf, size_t max)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	n = g9_path(name, path, sizeof(path));
+	if (n)
+		return n;
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
@@ -114,12 +126,14 @@ static int g9_load(struct kg_rt *rt, const char *name, uint32_t rsrc2,
 	return 0;
 }
 
-/* Dispatch @k over a grid; wait for its completion signal if @sig. */
-static int g9_dispatch(struct kg_queue *q, const struct g9_kernel *k,
-		       unsigned int dims, const uint32_t *grid,
-		       const uint16_t *wg, struct kg_signal *sig)
+/* A dispatch packet of @k over a grid, completing @sig (or none). */
+static void g9_packet(const struct g9_kernel *k, uint64_t kd_va,
+		      uint64_t kernarg_va, unsigned int dims,
+		      const uint32_t *grid, const uint16_t *wg,
+		      const struct kg_signal *sig,
+		      struct kfdsim_aql_dispatch *pkt)
 {
-	struct kfdsim_aql_dispatch pkt = {
+	*pkt = (struct kfdsim_aql_dispatch){
 		.header = KG_AQL_HDR(KFDSIM_AQL_TYPE_KERNEL_DISPATCH),
 		.setup = dims,
 		.workgroup_size_x = wg[0],
@@ -128,16 +142,25 @@ static int g9_dispatch(struct kg_queue *q, const struct g9_kernel *k,
 		.grid_size_x = grid[0],
 		.grid_size_y = dims > 1 ? grid[1] : 1,
 		.grid_size_z = dims > 2 ? grid[2] : 1,
-		.kernel_object = k->bo.va,
-		.kernarg_address = k->bo.va + G9_KERNARG_OFF,
+		.kernel_object = kd_va ? kd_va : k->bo.va,
+		.kernarg_address = kernarg_va,
 		.completion_signal = sig ? sig->va : 0,
 	};
+}
 
+/* Dispatch @k (descriptor and kernarg in its BO) over a grid. */
+static int g9_dispatch(struct kg_queue *q, const struct g9_kernel *k,
+		       unsigned int dims, const uint32_t *grid,
+		       const uint16_t *wg, struct kg_signal *sig)
+{
+	struct kfdsim_aql_dispatch pkt;
+
+	g9_packet(k, 0, k->bo.va + G9_KERNARG_OFF, dims, grid, wg, sig, &pkt);
 	return kg_aql_submit(q, &pkt);
 }
 
-static int g9_run1(struct kg_rt *rt, const struct g9_kernel *k,
-		   uint32_t n, uint16_t wg)
+/* Submit @pkt on a new queue and wait for it; its signal is set here. */
+static int g9_submit_wait(struct kg_rt *rt, struct kfdsim_aql_dispatch *pkt)
 {
 	struct kg_signal sig;
 	struct kg_queue q;
@@ -147,12 +170,22 @@ static int g9_run1(struct kg_rt *rt, const struct g9_kernel *k,
 	if (ret)
 		return ret;
 	ret = kg_signal_new(rt, 1, &sig);
+	pkt->completion_signal = sig.va;
 	if (!ret)
-		ret = g9_dispatch(&q, k, 1, &n, &wg, &sig);
+		ret = kg_aql_submit(&q, pkt);
 	if (!ret)
 		ret = kg_signal_wait(&sig, 0, KG_TIMEOUT_MS);
 	kg_queue_free(&q);
 	return ret;
+}
+
+static int g9_run1(struct kg_rt *rt, const struct g9_kernel *k,
+		   uint32_t n, uint16_t wg)
+{
+	struct kfdsim_aql_dispatch pkt;
+
+	g9_packet(k, 0, k->bo.va + G9_KERNARG_OFF, 1, &n, &wg, NULL, &pkt);
+	return g9_submit_wait(rt, &pkt);
 }
 
 static void g9_fill(uint32_t *p, size_t n, uint32_t seed)
@@ -560,34 +593,13 @@ static int g9_load_co(struct kg_rt *rt, const char *kd, struct g9_kernel *k,
 static int g9_run_co(struct kg_rt *rt, const struct g9_kernel *k,
 		     uint64_t kd_va, uint32_t blocks)
 {
-	struct kfdsim_aql_dispatch pkt = {
-		.header = KG_AQL_HDR(KFDSIM_AQL_TYPE_KERNEL_DISPATCH),
-		.setup = 1,
-		.workgroup_size_x = 256,
-		.workgroup_size_y = 1,
-		.workgroup_size_z = 1,
-		.grid_size_x = blocks * 256,
-		.grid_size_y = 1,
-		.grid_size_z = 1,
-		.group_segment_size = 1024,
-		.kernel_object = kd_va,
-		.kernarg_address = k->bo.va + G9_CO_MAX,
-	};
-	struct kg_signal sig;
-	struct kg_queue q;
-	int ret;
+	const uint32_t items = blocks * 256;
+	const uint16_t wg = 256;
+	struct kfdsim_aql_dispatch pkt;
 
-	ret = kg_queue_new(rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096, &q);
-	if (ret)
-		return ret;
-	ret = kg_signal_new(rt, 1, &sig);
-	pkt.completion_signal = sig.va;
-	if (!ret)
-		ret = kg_aql_submit(&q, &pkt);
-	if (!ret)
-		ret = kg_signal_wait(&sig, 0, KG_TIMEOUT_MS);
-	kg_queue_free(&q);
-	return ret;
+	g9_packet(k, kd_va, k->bo.va + G9_CO_MAX, 1, &items, &wg, NULL, &pkt);
+	pkt.group_segment_size = 1024;
+	return g9_submit_wait(rt, &pkt);
 }
 
 /* saxpy as hipcc -O2 compiles it (a fused multiply-add per element). */
@@ -654,6 +666,133 @@ TEST_F(gfx9, hipcc_lds_reduction)
 	memcpy(ka + 16, &n, 4);
 	ASSERT_EQ(0, g9_run_co(&self->rt, &k, kd, (n + 255) / 256));
 	EXPECT_EQ(sum + 5, *(uint32_t *)out.cpu);
+}
+
+/*
+ * A whole HIP program built by Debian's hipcc (gfx9/hip/hip_app.hip):
+ * HIP 5.2 and ROCr start on kfdsim (GET_TILE_CONFIG, the AMD vendor AQL
+ * packets), copy in every direction, run its kernels and get exact
+ * results. It runs in a process of its own, opening /dev/kfd itself.
+ */
+TEST(hip_program_runs_exactly)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 32], out[4096];
+	size_t got = 0;
+	FILE *f;
+	int st;
+
+	ASSERT_EQ(0, g9_path("hip_app", path, sizeof(path)));
+	snprintf(cmd, sizeof(cmd), "timeout %d %s 2>&1",
+		 300 * kt_timeout_scale(), path);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (got < sizeof(out) - 1 &&
+	       fgets(out + got, sizeof(out) - got, f))
+		got += strlen(out + got);
+	st = pclose(f);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("status 0x%x, output:\n%s", st, out);
+	EXPECT_NE(NULL, strstr(out, "HIP OK")) TH_LOG("output:\n%s", out);
+}
+
+/* AMD vendor-specific AQL packets (hsa_ext_amd.h), as ROCr writes them. */
+struct g9_barrier_value {
+	uint16_t header;
+	uint8_t format;
+	uint8_t reserved;
+	uint32_t reserved0;
+	uint64_t signal;
+	int64_t value;
+	int64_t mask;
+	uint32_t cond;
+	uint32_t reserved1;
+	uint64_t reserved2[2];
+	uint64_t completion_signal;
+};
+
+_Static_assert(sizeof(struct g9_barrier_value) == 64, "packet size");
+
+/*
+ * BARRIER_VALUE (what HIP waits with): the queue waits until the masked
+ * signal value compares true, then completes the packet.
+ */
+TEST_F(gfx9, vendor_barrier_value_waits)
+{
+	struct kg_signal dep, done;
+	struct g9_barrier_value p = {
+		.header = KG_AQL_HDR(KFDSIM_AQL_TYPE_VENDOR_SPECIFIC),
+		.format = 2,
+		.value = 0x40,
+		.mask = 0xf0,
+		.cond = 0,	/* EQ */
+	};
+	struct kg_queue q;
+
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0,
+				  KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096, &q));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 0x31, &dep));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &done));
+	p.signal = dep.va;
+	p.completion_signal = done.va;
+	ASSERT_EQ(0, kg_aql_submit(&q, &p));
+	kg_sleep_ms(200);
+	EXPECT_EQ(1, kg_signal_load(&done));
+	EXPECT_EQ(0u, kg_queue_rptr(&q));
+	kg_signal_store(&dep, 0x4f);	/* 0x4f & 0xf0 == 0x40 */
+	EXPECT_EQ(0, kg_signal_wait(&done, 0, KG_TIMEOUT_MS));
+	EXPECT_EQ(1u, kg_queue_rptr(&q));
+	EXPECT_EQ(0, kg_queue_free(&q));
+}
+
+/*
+ * PM4_IB (ROCr's cache invalidation after loading code): an IB of NOP and
+ * ACQUIRE_MEM completes; any other PM4 packet stops the queue.
+ */
+TEST_F(gfx9, vendor_pm4_ib)
+{
+	struct kg_signal done;
+	struct kg_queue q;
+	struct kg_qinfo qi;
+	struct kg_bo ib;
+	uint32_t p[16], *dw;
+	int good, i;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &ib));
+	for (good = 1; good >= 0; good--) {
+		dw = ib.cpu;
+		memset(dw, 0, 64);
+		dw[0] = KFDSIM_PM4_TYPE3_HDR(KFDSIM_PM4_OP_ACQUIRE_MEM, 6);
+		dw[7] = KFDSIM_PM4_NOP_1DW;
+		if (!good)	/* WRITE_DATA of one dword */
+			dw[7] = KFDSIM_PM4_TYPE3_HDR(KFDSIM_PM4_OP_WRITE_DATA, 4);
+		ASSERT_EQ(0, kg_queue_new(&self->rt, 0,
+					  KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096,
+					  &q));
+		ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &done));
+		memset(p, 0, sizeof(p));
+		p[0] = KG_AQL_HDR(KFDSIM_AQL_TYPE_VENDOR_SPECIFIC) | 1u << 16;
+		p[1] = KFDSIM_PM4_TYPE3_HDR(0x3f, 3);	/* INDIRECT_BUFFER */
+		p[2] = (uint32_t)ib.va;
+		p[3] = (uint32_t)(ib.va >> 32);
+		p[4] = (good ? 8 : 12) | 1u << 23;
+		memcpy(&p[14], &done.va, 8);
+		ASSERT_EQ(0, kg_aql_submit(&q, p));
+		if (good) {
+			EXPECT_EQ(0, kg_signal_wait(&done, 0, KG_TIMEOUT_MS));
+			EXPECT_EQ(1u, kg_queue_rptr(&q));
+		} else {
+			for (i = 0; i < 1000; i++) {
+				ASSERT_EQ(0, kg_qinfo(getpid(), q.id, &qi));
+				if (qi.flags)
+					break;
+				kg_sleep_ms(10);
+			}
+			EXPECT_NE(0u, qi.flags);
+			EXPECT_EQ(1, kg_signal_load(&done));
+		}
+		EXPECT_EQ(0, kg_queue_free(&q));
+	}
 }
 
 static int g9_queue_error(struct kg_rt *rt, const char *name,
