@@ -863,12 +863,10 @@ TEST_F(bad, ioctl_unknown)
 /* An upstream ioctl the simulator does not implement (yet). */
 TEST_F(bad, ioctl_not_implemented)
 {
-	struct kfd_ioctl_get_tile_config_args t = {
-		.gpu_id = self->ids[0],
-	};
+	struct kfd_ioctl_set_cu_mask_args m = {};
 
 	EXPECT_EQ(-EOPNOTSUPP, kt_ioctl(self->e.kfd,
-					AMDKFD_IOC_GET_TILE_CONFIG, &t));
+					AMDKFD_IOC_SET_CU_MASK, &m));
 	check_unchanged(_metadata, &self->e, &self->before);
 }
 

@@ -1123,8 +1123,8 @@ TEST_F(cp, bad_packets_reported_to_inactive_signal)
 		const char *what;
 		int64_t code;
 	} want[] = {
-		{ "kernel object not a kfdsim kernel",
-		  KFDSIM_AQL_ERROR_INVALID_CODE },
+		{ "machine code starting with an illegal instruction",
+		  KFDSIM_AQL_ERROR_ILLEGAL_INSTRUCTION },
 		{ "NULL kernel object", KFDSIM_AQL_ERROR_INVALID_CODE },
 		{ "fill dst not 4-byte aligned", KFDSIM_AQL_ERROR_INVALID_CODE },
 		{ "setup 0", KFDSIM_AQL_ERROR_INVALID_DIM },
@@ -1138,7 +1138,7 @@ TEST_F(cp, bad_packets_reported_to_inactive_signal)
 	struct kfdsim_aql_dispatch pkt;
 	struct kfdsim_args_fill fargs, *ka;
 	struct kg_signal done, inactive;
-	struct kg_bo buf, box;
+	struct kg_bo buf, box, code;
 	struct kg_qinfo qi;
 	struct kg_queue q;
 	uint64_t *mb;
@@ -1146,6 +1146,14 @@ TEST_F(cp, bad_packets_reported_to_inactive_signal)
 
 	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
 			       &buf));
+	/*
+	 * gfx9 machine code (Documentation/gfx9-engine.rst): a kernel
+	 * descriptor whose code, 256 bytes on, is a MIMG instruction.
+	 */
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &code));
+	((uint64_t *)code.cpu)[2] = 256;	/* code entry offset */
+	((uint32_t *)code.cpu)[64] = 0xf0000000;
 	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
 			       &box));
 	mb = box.cpu;
@@ -1159,7 +1167,7 @@ TEST_F(cp, bad_packets_reported_to_inactive_signal)
 				   sizeof(fargs), 4, 4, done.va, &pkt);
 		ka = (void *)((char *)q.ctl.cpu + KG_CTL_KERNARG);
 		switch (k) {
-		case 0: pkt.kernel_object = buf.va; break;	/* zeros */
+		case 0: pkt.kernel_object = code.va; break;
 		case 1: pkt.kernel_object = 0; break;
 		case 2: ka->dst += 2; break;
 		case 3: pkt.setup = 0; break;

@@ -230,6 +230,54 @@ static int kfd_ioctl_set_trap_handler(struct kfd_process *p, void *data)
 }
 
 /*
+ * What amdgpu tells amdkfd about a gfx9 GPU's tiling (ROCr's image support
+ * reads it at start-up): GB_ADDR_CONFIG as gfx_v9_0 sets it up for Vega20,
+ * and the tile and macro-tile mode tables of 32 and 16 entries, which
+ * exist but stay zero from gfx9 on, as do the bank and rank counts.
+ */
+#define KFD_GFX906_GB_ADDR_CONFIG	0x22014042
+#define KFD_NUM_TILE_CONFIGS		32
+#define KFD_NUM_MACRO_TILE_CONFIGS	16
+
+/*
+ * As upstream: the arrays are filled up to the smaller of their capacity
+ * and the table's size, that count is returned, and a failed copy leaves
+ * the count 0 with -EFAULT. An unknown gpu_id is -EINVAL; no VM needed.
+ */
+static int kfd_ioctl_get_tile_config(struct kfd_process *p, void *data)
+{
+	static const u32 zero_modes[KFD_NUM_TILE_CONFIGS];
+	struct kfd_ioctl_get_tile_config_args *args = data;
+	bool found;
+
+	mutex_lock(&p->lock);
+	found = kfd_process_pdd_by_id(p, args->gpu_id);
+	mutex_unlock(&p->lock);
+	if (!found)
+		return -EINVAL;
+
+	args->gb_addr_config = KFD_GFX906_GB_ADDR_CONFIG;
+	args->num_banks = 0;
+	args->num_ranks = 0;
+	args->num_tile_configs = min_t(u32, args->num_tile_configs,
+				       KFD_NUM_TILE_CONFIGS);
+	if (copy_to_user(u64_to_user_ptr(args->tile_config_ptr), zero_modes,
+			 args->num_tile_configs * sizeof(u32))) {
+		args->num_tile_configs = 0;
+		return -EFAULT;
+	}
+	args->num_macro_tile_configs = min_t(u32, args->num_macro_tile_configs,
+					     KFD_NUM_MACRO_TILE_CONFIGS);
+	if (copy_to_user(u64_to_user_ptr(args->macro_tile_config_ptr),
+			 zero_modes,
+			 args->num_macro_tile_configs * sizeof(u32))) {
+		args->num_macro_tile_configs = 0;
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/*
  * amdkfd (kfd_process_xnack_mode) allows XNACK on only where every GPU of
  * the process runs with retry faults enabled; gfx906 (GC 9.4.0) defaults
  * to noretry, so upstream refuses to turn it on with -EPERM, and so does
@@ -291,7 +339,7 @@ static const struct kfd_ioctl_desc kfd_ioctls[] = {
 	KFD_IOCTL(RESET_EVENT, kfd_ioctl_reset_event),
 	KFD_IOCTL(WAIT_EVENTS, kfd_ioctl_wait_events),
 	KFD_IOCTL(SET_SCRATCH_BACKING_VA, kfd_ioctl_set_scratch_backing_va),
-	KFD_IOCTL(GET_TILE_CONFIG, NULL),
+	KFD_IOCTL(GET_TILE_CONFIG, kfd_ioctl_get_tile_config),
 	KFD_IOCTL(SET_TRAP_HANDLER, kfd_ioctl_set_trap_handler),
 	KFD_IOCTL(GET_PROCESS_APERTURES_NEW, kfd_ioctl_get_apertures_new),
 	KFD_IOCTL(ACQUIRE_VM, kfd_ioctl_acquire_vm),

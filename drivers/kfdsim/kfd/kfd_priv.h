@@ -271,6 +271,7 @@ static inline u64 *kfd_doorbell_slot(const struct kfd_process_device *pdd,
  * @evicted: the CP must not run the queue (protected by the CP lock)
  * @cp_node: on the GPU's CP queue list
  * @cp_round: the last CP round that visited the queue (CP lock)
+ * @gfx9: the machine-code dispatch under way, or NULL (CP lock)
  */
 struct kfd_queue {
 	struct kfd_process_device *pdd;
@@ -292,6 +293,7 @@ struct kfd_queue {
 	bool evicted;
 	struct list_head cp_node;
 	u64 cp_round;
+	struct kfdsim_gfx9_dispatch *gfx9;
 };
 
 void kfd_queues_destroy_all(struct kfd_process *p);

@@ -37,6 +37,7 @@
 #include <linux/wait_bit.h>
 
 #include "kfdsim.h"
+#include "gfx9/kfdsim_gfx9.h"
 
 #define KFDSIM_CP_SLICE_NS	(2 * NSEC_PER_MSEC)
 #define KFDSIM_CP_POLL_MIN_US	50
@@ -139,6 +140,23 @@ static int kfdsim_signal_complete(struct kfd_queue *q, u64 sig,
 	return kfdsim_signal_fire(q, sig, fault);
 }
 
+/* The queue's amd_queue_t if it is laid out as ROCr lays it out, or 0. */
+static u64 kfdsim_amd_queue(struct kfd_queue *q)
+{
+	struct kfdsim_fault fault;
+	u64 base;
+	u32 off;
+
+	if (kfdsim_vm_read(&q->pdd->vm, q->rptr_va + sizeof(u64), &off,
+			   sizeof(off), &fault) ||
+	    off != KFDSIM_AMD_QUEUE_READ_DISPATCH_ID || q->rptr_va < off)
+		return 0;
+	base = q->rptr_va - off;
+	if (q->wptr_va != base + KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID)
+		return 0;
+	return base;
+}
+
 /*
  * Tell the runtime why its AQL queue stopped, as gfx9 CP firmware does:
  * store @code into the inactive signal of the queue's amd_queue_t and fire
@@ -149,16 +167,10 @@ static bool kfdsim_aql_report(struct kfd_queue *q, u32 code)
 {
 	struct kfdsim_vm *vm = &q->pdd->vm;
 	struct kfdsim_fault fault;
+	u64 base = kfdsim_amd_queue(q), sig;
 	s64 value = code;
-	u64 base, sig;
-	u32 off;
 
-	if (kfdsim_vm_read(vm, q->rptr_va + sizeof(u64), &off, sizeof(off),
-			   &fault) ||
-	    off != KFDSIM_AMD_QUEUE_READ_DISPATCH_ID || q->rptr_va < off)
-		return false;
-	base = q->rptr_va - off;
-	if (q->wptr_va != base + KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID)
+	if (!base)
 		return false;
 	if (kfdsim_vm_read(vm, base + KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL, &sig,
 			   sizeof(sig), &fault) || !sig)
@@ -235,6 +247,115 @@ static int kfdsim_barrier_ready(struct kfd_queue *q,
 	return !any || !used;
 }
 
+/* A dispatch of GPU machine code (sim/gfx9); -ENOENT for a built-in. */
+static int kfdsim_run_gfx9(struct kfd_queue *q, u64 slot,
+			   const struct kfdsim_aql_dispatch *pkt, u64 deadline,
+			   struct kfdsim_fault *fault,
+			   struct kfdsim_dispatch_error *why)
+{
+	struct kfdsim_gfx9_queue gq = {
+		.vm = &q->pdd->vm,
+		.packet_va = slot,
+		.queue_va = kfdsim_amd_queue(q),
+		.dispatch_id = q->state.rptr,
+		.gpu_id = q->pdd->user_gpu_id,
+		.queue_id = q->id,
+	};
+
+	return kfdsim_gfx9_run(&q->gfx9, &gq, pkt, &q->state.progress,
+			       deadline, fault, why);
+}
+
+/*
+ * AMD's vendor-specific AQL packets (ROCr's hsa_ext_amd.h and
+ * amd_aql_queue.cpp): byte 2 of the packet is the format, the completion
+ * signal is at byte 56 as in every AQL packet.
+ */
+#define KFDSIM_AMD_AQL_FORMAT_PM4_IB		1
+#define KFDSIM_AMD_AQL_FORMAT_BARRIER_VALUE	2
+#define KFDSIM_AMD_AQL_SIGNAL			56
+/* ROCr's PM4 IB is one page at most. */
+#define KFDSIM_AMD_PM4_IB_MAX_DW		1024
+#define KFDSIM_PM4_OP_INDIRECT_BUFFER		0x3f
+
+/*
+ * PM4_IB: ROCr runs a PM4 indirect buffer through its AQL queue this way
+ * (AqlQueue::ExecutePM4), for the cache invalidation that follows loading
+ * a code object. Simulated memory has no caches: an IB of NOP and
+ * ACQUIRE_MEM packets completes at once; anything else is refused.
+ */
+static int kfdsim_aql_pm4_ib(struct kfd_queue *q, const u8 *raw,
+			     struct kfdsim_fault *fault)
+{
+	u32 jump[4], ndw, pos, hdr, op, count;
+	u64 ib;
+	int ret;
+
+	memcpy(jump, raw + 4, sizeof(jump));
+	ib = (jump[1] & ~3u) | (u64)(jump[2] & 0xffff) << 32;
+	ndw = jump[3] & 0xfffff;
+	/* An INDIRECT_BUFFER packet with its valid bit (23) set. */
+	if (jump[0] >> KFDSIM_PM4_TYPE_SHIFT != KFDSIM_PM4_TYPE3 ||
+	    ((jump[0] >> KFDSIM_PM4_OP_SHIFT) & KFDSIM_PM4_OP_MASK) !=
+	    KFDSIM_PM4_OP_INDIRECT_BUFFER || !(jump[3] & BIT(23)) ||
+	    ndw > KFDSIM_AMD_PM4_IB_MAX_DW)
+		return -ENOEXEC;
+	for (pos = 0; pos < ndw; pos += count + 2) {
+		ret = kfdsim_vm_read(&q->pdd->vm, ib + pos * 4, &hdr,
+				     sizeof(hdr), fault);
+		if (ret)
+			return ret;
+		op = (hdr >> KFDSIM_PM4_OP_SHIFT) & KFDSIM_PM4_OP_MASK;
+		count = (hdr >> KFDSIM_PM4_COUNT_SHIFT) & KFDSIM_PM4_COUNT_MASK;
+		if (hdr >> KFDSIM_PM4_TYPE_SHIFT != KFDSIM_PM4_TYPE3 ||
+		    (op != KFDSIM_PM4_OP_NOP && op != KFDSIM_PM4_OP_ACQUIRE_MEM))
+			return -ENOEXEC;
+		/* A NOP of count 0x3fff is its header alone. */
+		if (op == KFDSIM_PM4_OP_NOP && count == KFDSIM_PM4_COUNT_MASK)
+			count = (u32)-1;
+	}
+	return 0;
+}
+
+/*
+ * BARRIER_VALUE: complete once (signal value & mask) compares with value
+ * as cond says (EQ, NE, LT, GTE); a NULL signal is satisfied. Returns 1
+ * when satisfied, 0 while waiting.
+ */
+static int kfdsim_aql_barrier_value(struct kfd_queue *q, const u8 *raw,
+				    struct kfdsim_fault *fault)
+{
+	s64 value, mask, cur;
+	u64 sig;
+	u32 cond;
+	int ret;
+
+	memcpy(&sig, raw + 8, sizeof(sig));
+	memcpy(&value, raw + 16, sizeof(value));
+	memcpy(&mask, raw + 24, sizeof(mask));
+	memcpy(&cond, raw + 32, sizeof(cond));
+	if (cond > 3)
+		return -ENOEXEC;
+	if (!sig)
+		return 1;
+	ret = kfdsim_vm_read(&q->pdd->vm,
+			     sig + offsetof(struct kfdsim_signal, value), &cur,
+			     sizeof(cur), fault);
+	if (ret)
+		return ret;
+	cur &= mask;
+	switch (cond) {
+	case 0:
+		return cur == value;
+	case 1:
+		return cur != value;
+	case 2:
+		return cur < value;
+	default:
+		return cur >= value;
+	}
+}
+
 static enum kfdsim_run kfdsim_run_aql(struct kfd_queue *q, u64 deadline)
 {
 	struct kfdsim_vm *vm = &q->pdd->vm;
@@ -250,6 +371,7 @@ static enum kfdsim_run kfdsim_run_aql(struct kfd_queue *q, u64 deadline)
 		u16 header;
 		struct kfdsim_aql_dispatch dispatch;
 		struct kfdsim_aql_barrier barrier;
+		u8 raw[KFDSIM_AQL_PACKET_SIZE];
 	} pkt;
 	u64 wptr, mem_wptr, sig;
 	int ret;
@@ -288,9 +410,12 @@ static enum kfdsim_run kfdsim_run_aql(struct kfd_queue *q, u64 deadline)
 			/* Reserved, not yet published: wait for the header. */
 			return run;
 		case KFDSIM_AQL_TYPE_KERNEL_DISPATCH:
-			ret = kfdsim_kernel_run(vm, &pkt.dispatch,
-						&q->state.progress, deadline,
-						&fault, &why);
+			ret = kfdsim_run_gfx9(q, slot, &pkt.dispatch, deadline,
+					      &fault, &why);
+			if (ret == -ENOENT)	/* a built-in kernel */
+				ret = kfdsim_kernel_run(vm, &pkt.dispatch,
+							&q->state.progress,
+							deadline, &fault, &why);
 			if (ret == -EAGAIN)
 				return KFDSIM_RUN_BUSY;
 			sig = pkt.dispatch.completion_signal;
@@ -308,9 +433,21 @@ static enum kfdsim_run kfdsim_run_aql(struct kfd_queue *q, u64 deadline)
 			sig = pkt.barrier.completion_signal;
 			break;
 		case KFDSIM_AQL_TYPE_VENDOR_SPECIFIC:
+			memcpy(&sig, pkt.raw + KFDSIM_AMD_AQL_SIGNAL,
+			       sizeof(sig));
+			ret = -ENOEXEC;
+			if (pkt.raw[2] == KFDSIM_AMD_AQL_FORMAT_PM4_IB)
+				ret = kfdsim_aql_pm4_ib(q, pkt.raw, &fault);
+			if (pkt.raw[2] == KFDSIM_AMD_AQL_FORMAT_BARRIER_VALUE) {
+				ret = kfdsim_aql_barrier_value(q, pkt.raw,
+							       &fault);
+				if (!ret)
+					return run;	/* waiting */
+				if (ret > 0)
+					ret = 0;
+			}
 			why.code = KFDSIM_AQL_ERROR_VENDOR_PACKET;
 			why.what = "vendor-specific packet";
-			ret = -ENOEXEC;
 			break;
 		default:
 			why.code = KFDSIM_AQL_ERROR_INVALID_FORMAT;
@@ -592,6 +729,7 @@ void kfdsim_cp_remove_queue(struct kfd_queue *q)
 
 	kfdsim_cp_lock(cp);
 	list_del(&q->cp_node);
+	kfdsim_gfx9_free(&q->gfx9);
 	mutex_unlock(&cp->lock);
 }
 

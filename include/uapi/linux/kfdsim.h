@@ -5,9 +5,9 @@
  * The simulated GPU runs packets that user space writes into user-mode
  * queues: 64-byte HSA AQL packets on compute queues, gfx9-encoded SDMA
  * packets on SDMA queues. The layouts below are the ones ROCm user space
- * writes on real hardware; only the "kernel object" of a dispatch differs:
- * instead of GPU machine code it points at a struct kfdsim_kernel_descriptor
- * naming one of the simulator's built-in kernels.
+ * writes on real hardware. The "kernel object" of a dispatch is GPU
+ * machine code (Documentation/gfx9-engine.rst) or a struct
+ * kfdsim_kernel_descriptor naming one of the simulator's built-in kernels.
  *
  * All addresses are GPU virtual addresses, translated through the process's
  * GPU page table of the GPU that runs the queue.
@@ -136,8 +136,9 @@ struct kfdsim_signal {
 /*
  * The codes, with the hsa_status_t ROCr 5.2 reports for them:
  * INVALID_DIM: grid or workgroup dimensions invalid (INCOMPATIBLE_ARGUMENTS);
- * INVALID_CODE: the kernel object is 0 or not a kfdsim kernel (GPU machine
- * code, say), or the kernel's arguments are invalid (INVALID_CODE_OBJECT);
+ * INVALID_CODE: the kernel object is 0, a machine-code descriptor the
+ * simulator cannot run, or the kernel's arguments are invalid
+ * (INVALID_CODE_OBJECT);
  * INVALID_FORMAT: unknown packet type or a reserved field set
  * (INVALID_PACKET_FORMAT); GROUP_TOO_LARGE: more work-items in a workgroup
  * than KFDSIM_MAX_WG_SIZE (INVALID_ARGUMENT); VENDOR_PACKET: a
@@ -148,6 +149,13 @@ struct kfdsim_signal {
 #define KFDSIM_AQL_ERROR_INVALID_FORMAT		0x20
 #define KFDSIM_AQL_ERROR_GROUP_TOO_LARGE	0x40
 #define KFDSIM_AQL_ERROR_VENDOR_PACKET		0x100
+/*
+ * Wave exceptions of GPU machine code (Documentation/gfx9-engine.rst):
+ * ILLEGAL_INSTRUCTION: an instruction the simulated GPU does not execute
+ * (ILLEGAL_INSTRUCTION); EXCEPTION: s_trap (EXCEPTION).
+ */
+#define KFDSIM_AQL_ERROR_ILLEGAL_INSTRUCTION	0x40000000u
+#define KFDSIM_AQL_ERROR_EXCEPTION		0x80000000u
 
 /* ---- built-in kernels ---- */
 

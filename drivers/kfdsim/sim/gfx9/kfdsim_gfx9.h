@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The gfx9 (gfx906) machine-code engine of the simulated GPU: the one
+ * interface the rest of the driver sees. Documentation/gfx9-engine.rst.
+ */
+#ifndef KFDSIM_GFX9_H
+#define KFDSIM_GFX9_H
+
+#include <linux/types.h>
+
+struct kfdsim_vm;
+struct kfdsim_fault;
+struct kfdsim_dispatch_error;
+struct kfdsim_dispatch_progress;
+struct kfdsim_aql_dispatch;
+struct kfdsim_gfx9_dispatch;
+
+/**
+ * struct kfdsim_gfx9_queue - where a dispatch of machine code comes from
+ * @vm: the address space of the queue's process on the queue's GPU
+ * @packet_va: GPU VA of the dispatch packet in the ring (dispatch ptr)
+ * @queue_va: GPU VA of the queue's amd_queue_t (queue ptr), or 0 if the
+ *            queue is not laid out as ROCr lays it out
+ * @dispatch_id: the packet's index in the queue
+ * @gpu_id: for the kernel log
+ * @queue_id: for the kernel log
+ */
+struct kfdsim_gfx9_queue {
+	struct kfdsim_vm *vm;
+	u64 packet_va;
+	u64 queue_va;
+	u64 dispatch_id;
+	u32 gpu_id;
+	u32 queue_id;
+};
+
+int kfdsim_gfx9_run(struct kfdsim_gfx9_dispatch **state,
+		    const struct kfdsim_gfx9_queue *q,
+		    const struct kfdsim_aql_dispatch *pkt,
+		    struct kfdsim_dispatch_progress *prog, u64 deadline_ns,
+		    struct kfdsim_fault *fault,
+		    struct kfdsim_dispatch_error *err);
+void kfdsim_gfx9_free(struct kfdsim_gfx9_dispatch **state);
+
+#endif /* KFDSIM_GFX9_H */

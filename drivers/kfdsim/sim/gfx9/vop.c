@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The vector ALU, integer and bit operations: VOP1, VOP2, VOPC and VOP3
+ * (a and b) share one opcode table in VOP3 numbering (VOPC 0x000-0x0ff,
+ * VOP2 0x100 + op, VOP1 0x140 + op, VOP3-only 0x1c0 and up); the decoder
+ * turns every encoding into a struct gfx9_vop. Float operations live in
+ * vop_fp.c and run inside kernel_fpu_begin()/kernel_fpu_end().
+ *
+ * VOP2:  [31] 0, op [30:25], vdst [24:17], vsrc1 [16:9], src0 [8:0]
+ * VOP1:  [31:25] 0x3f, vdst [24:17], op [16:9], src0 [8:0]
+ * VOPC:  [31:25] 0x3e, op [24:17], vsrc1 [16:9], src0 [8:0]
+ * VOP3a: [31:26] 0x34, op [25:16], clamp [15], op_sel [14:11], abs [10:8],
+ *        vdst [7:0]; neg [63:61], omod [60:59], src2 [58:50],
+ *        src1 [49:41], src0 [40:32]
+ * VOP3b: as VOP3a with sdst [14:8] in place of op_sel and abs
+ *
+ * Lanes outside EXEC keep their VGPRs; their bits of a VOPC or carry-out
+ * mask are 0.
+ */
+#include <asm/fpu/api.h>
+#include <linux/bitops.h>
+#include <linux/bitrev.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+
+#include "gfx9.h"
+
+static s32 sext24(u32 x)
+{
+	return sign_extend32(x, 23);
+}
+
+static u32 vop_bfe(u32 x, u32 off, u32 width, bool sign)
+{
+	off &= 31;
+	width &= 31;
+	if (!width)
+		return 0;
+	x >>= off;
+	x &= (1u << width) - 1;
+	if (sign && (x & (1u << (width - 1))))
+		x |= ~0u << width;
+	return x;
+}
+
+static u32 vop_perm_byte(u64 in, u32 sel)
+{
+	sel &= 0xff;
+	if (sel < 8)
+		return (in >> (8 * sel)) & 0xff;
+	switch (sel) {
+	case 8:
+		return (in & BIT_ULL(15)) ? 0xff : 0;
+	case 9:
+		return (in & BIT_ULL(31)) ? 0xff : 0;
+	case 10:
+		return (in & BIT_ULL(47)) ? 0xff : 0;
+	case 11:
+		return (in & BIT_ULL(63)) ? 0xff : 0;
+	case 12:
+		return 0;
+	default:
+		return 0xff;
+	}
+}
+
+static u32 vop_med3_u(u32 a, u32 b, u32 c)
+{
+	return max(min(a, b), min(max(a, b), c));
+}
+
+static s32 vop_med3_i(s32 a, s32 b, s32 c)
+{
+	return max_t(s32, min_t(s32, a, b), min_t(s32, max_t(s32, a, b), c));
+}
+
+/* One lane of a 32-bit integer operation. */
+static u32 vop_int_lane(unsigned int op, u32 x, u32 y, u32 z, unsigned int l)
+{
+	u32 m;
+
+	switch (op) {
+	case 0x106:
+		return (s64)sext24(x) * sext24(y);
+	case 0x107:
+		return (u64)((s64)sext24(x) * sext24(y)) >> 32;
+	case 0x108:
+		return (u64)(x & 0xffffff) * (y & 0xffffff);
+	case 0x109:
+		return ((u64)(x & 0xffffff) * (y & 0xffffff)) >> 32;
+	case 0x10c:
+		return min((s32)x, (s32)y);
+	case 0x10d:
+		return max((s32)x, (s32)y);
+	case 0x10e:
+		return min(x, y);
+	case 0x10f:
+		return max(x, y);
+	case 0x110:
+		return y >> (x & 31);	/* lshrrev */
+	case 0x111:
+		return (s32)y >> (x & 31);	/* ashrrev */
+	case 0x112:
+		return y << (x & 31);	/* lshlrev */
+	case 0x113:
+		return x & y;
+	case 0x114:
+		return x | y;
+	case 0x115:
+		return x ^ y;
+	case 0x134:
+		return x + y;
+	case 0x135:
+		return x - y;
+	case 0x136:
+		return y - x;
+	case 0x13d:
+		return ~(x ^ y);
+	case 0x141:
+		return x;	/* v_mov_b32 */
+	case 0x16b:
+		return ~x;
+	case 0x16c:
+		return bitrev32(x);
+	case 0x16d:
+		return x ? 31 - __fls(x) : ~0u;	/* ffbh_u32 */
+	case 0x16e:
+		return x ? __ffs(x) : ~0u;	/* ffbl_b32 */
+	case 0x16f:					/* ffbh_i32 */
+		if (x == 0 || x == ~0u)
+			return ~0u;
+		return 31 - __fls((s32)x < 0 ? ~x : x);
+	case 0x1c2:
+		return (s32)((s64)sext24(x) * sext24(y)) + z;
+	case 0x1c3:
+		return (x & 0xffffff) * (y & 0xffffff) + z;
+	case 0x1c8:
+		return vop_bfe(x, y, z, false);
+	case 0x1c9:
+		return vop_bfe(x, y, z, true);
+	case 0x1ca:
+		return (x & y) | (~x & z);	/* bfi */
+	case 0x1ce:
+		return (((u64)x << 32) | y) >> (z & 31);
+	case 0x1cf:
+		return (((u64)x << 32) | y) >> (8 * (z & 3));
+	case 0x1d1:
+		return min3((s32)x, (s32)y, (s32)z);
+	case 0x1d2:
+		return min3(x, y, z);
+	case 0x1d4:
+		return max3((s32)x, (s32)y, (s32)z);
+	case 0x1d5:
+		return max3(x, y, z);
+	case 0x1d7:
+		return vop_med3_i(x, y, z);
+	case 0x1d8:
+		return vop_med3_u(x, y, z);
+	case 0x1dc:
+		return (x > y ? x - y : y - x) + z;	/* sad_u32 */
+	case 0x1ed:					/* perm_b32 */
+		return vop_perm_byte((u64)x << 32 | y, z) |
+		       vop_perm_byte((u64)x << 32 | y, z >> 8) << 8 |
+		       vop_perm_byte((u64)x << 32 | y, z >> 16) << 16 |
+		       vop_perm_byte((u64)x << 32 | y, z >> 24) << 24;
+	case 0x1f3:
+		return (x ^ y) + z;	/* xad_u32 */
+	case 0x1fd:
+		return (x << (y & 31)) + z;	/* lshl_add_u32 */
+	case 0x1fe:
+		return (x + y) << (z & 31);	/* add_lshl_u32 */
+	case 0x1ff:
+		return x + y + z;	/* add3_u32 */
+	case 0x200:
+		return (x << (y & 31)) | z;	/* lshl_or_b32 */
+	case 0x201:
+		return (x & y) | z;	/* and_or_b32 */
+	case 0x202:
+		return x | y | z;	/* or3_b32 */
+	case 0x285:
+		return x * y;	/* mul_lo_u32 */
+	case 0x286:
+		return ((u64)x * y) >> 32;	/* mul_hi_u32 */
+	case 0x287:
+		return (u64)((s64)(s32)x * (s32)y) >> 32;
+	case 0x28b:
+		return hweight32(x) + y;	/* bcnt_u32_b32 */
+	case 0x28c:					/* mbcnt_lo */
+		m = l < 32 ? BIT(l) - 1 : ~0u;
+		return hweight32(x & m) + y;
+	case 0x28d:					/* mbcnt_hi */
+		m = l < 32 ? 0 : BIT(l - 32) - 1;
+		return hweight32(x & m) + y;
+	case 0x293:
+		return (BIT_ULL(x & 31) - 1) << (y & 31);	/* bfm */
+	case 0x29c:
+		return x + y;	/* v_add_i32 */
+	default:
+		return x - y;	/* 0x29d v_sub_i32 */
+	}
+}
+
+static int vop_int(struct gfx9_disp *d, struct gfx9_wave *w,
+		   const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	struct gfx9_src s0, s1, s2 = {};
+	u32 *dst = gfx9_vreg(w, v->vdst);
+	u64 exec = gfx9_exec(w);
+	unsigned int l;
+
+	gfx9_vsrc(d, w, in, v->src[0], GFX9_B32, &s0);
+	gfx9_vsrc(d, w, in, v->src[1], GFX9_B32, &s1);
+	if (v->e64)
+		gfx9_vsrc(d, w, in, v->src[2], GFX9_B32, &s2);
+	for (l = 0; l < GFX9_LANES; l++)
+		if (exec & BIT_ULL(l))
+			dst[l] = vop_int_lane(in->op, gfx9_lane32(&s0, l),
+					      gfx9_lane32(&s1, l),
+					      gfx9_lane32(&s2, l), l);
+	return 0;
+}
+
+/* v_cndmask_b32: src1 where the mask bit is set, else src0. */
+static int vop_cndmask(struct gfx9_disp *d, struct gfx9_wave *w,
+		       const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	struct gfx9_src s0, s1;
+	u32 *dst = gfx9_vreg(w, v->vdst), x, y;
+	u64 exec = gfx9_exec(w), mask;
+	unsigned int l;
+
+	if (v->src[2] >= GFX9_SRC_VGPR0 || v->clamp || v->omod)
+		return gfx9_illegal(d, w, in, "v_cndmask_b32 operands");
+	mask = gfx9_ssrc64(d, w, in, v->src[2], GFX9_B64);
+	gfx9_vsrc(d, w, in, v->src[0], GFX9_B32, &s0);
+	gfx9_vsrc(d, w, in, v->src[1], GFX9_B32, &s1);
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		x = gfx9_lane32(&s0, l);
+		y = gfx9_lane32(&s1, l);
+		/* VOP3 abs and neg act on the sign bit of each source. */
+		if (v->abs & 1)
+			x &= ~BIT(31);
+		if (v->neg & 1)
+			x ^= BIT(31);
+		if (v->abs & 2)
+			y &= ~BIT(31);
+		if (v->neg & 2)
+			y ^= BIT(31);
+		dst[l] = (mask & BIT_ULL(l)) ? y : x;
+	}
+	return 0;
+}
+
+/* The carry ops: v_add/sub/subrev_co_u32, v_addc/subb/subbrev_co_u32. */
+static int vop_carry(struct gfx9_disp *d, struct gfx9_wave *w,
+		     const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	struct gfx9_src s0, s1;
+	u32 *dst = gfx9_vreg(w, v->vdst);
+	u64 exec = gfx9_exec(w), cin = 0, cout = 0, t;
+	bool with_carry = in->op >= 0x11c;
+	unsigned int l;
+	u32 x, y, c;
+
+	if (with_carry) {
+		if (v->src[2] >= GFX9_SRC_VGPR0)
+			return gfx9_illegal(d, w, in, "carry-in operand");
+		cin = gfx9_ssrc64(d, w, in, v->src[2], GFX9_B64);
+	}
+	gfx9_vsrc(d, w, in, v->src[0], GFX9_B32, &s0);
+	gfx9_vsrc(d, w, in, v->src[1], GFX9_B32, &s1);
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		x = gfx9_lane32(&s0, l);
+		y = gfx9_lane32(&s1, l);
+		c = !!(cin & BIT_ULL(l));
+		switch (in->op) {
+		case 0x119:
+		case 0x11c: /* add */
+			t = (u64)x + y + c;
+			break;
+		case 0x11a:
+		case 0x11d: /* sub: x - y */
+			t = (u64)x - y - c;
+			break;
+		default:			/* subrev: y - x */
+			t = (u64)y - x - c;
+			break;
+		}
+		dst[l] = t;
+		if (t >> 32)
+			cout |= BIT_ULL(l);
+	}
+	gfx9_sdst64(w, v->sdst, cout);
+	return 0;
+}
+
+/* v_mad_u64_u32 and v_mad_i64_i32: src0 * src1 + src2 (64 bits). */
+static int vop_mad64(struct gfx9_disp *d, struct gfx9_wave *w,
+		     const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	struct gfx9_src s0, s1, s2;
+	u32 *lo = gfx9_vreg(w, v->vdst), *hi = gfx9_vreg(w, v->vdst + 1);
+	bool sign = in->op == 0x1e9;
+	u64 exec = gfx9_exec(w), cout = 0, acc, r;
+	unsigned int l;
+	u32 x, y;
+
+	gfx9_vsrc(d, w, in, v->src[0], GFX9_B32, &s0);
+	gfx9_vsrc(d, w, in, v->src[1], GFX9_B32, &s1);
+	gfx9_vsrc(d, w, in, v->src[2], GFX9_B64, &s2);
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		x = gfx9_lane32(&s0, l);
+		y = gfx9_lane32(&s1, l);
+		acc = gfx9_lane64(&s2, l);
+		if (sign) {
+			s64 p = (s64)(s32)x * (s32)y;
+
+			r = (u64)p + acc;
+			/* signed overflow of the addition */
+			if (((p ^ (s64)r) & ((s64)acc ^ (s64)r)) < 0)
+				cout |= BIT_ULL(l);
+		} else {
+			u64 p = (u64)x * y;
+
+			r = p + acc;
+			if (r < p)
+				cout |= BIT_ULL(l);
+		}
+		lo[l] = r;
+		hi[l] = r >> 32;
+	}
+	gfx9_sdst64(w, v->sdst, cout);
+	return 0;
+}
+
+/* v_lshlrev_b64, v_lshrrev_b64, v_ashrrev_i64: shift src1 by src0. */
+static int vop_shift64(struct gfx9_disp *d, struct gfx9_wave *w,
+		       const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	struct gfx9_src s0, s1;
+	u32 *lo = gfx9_vreg(w, v->vdst), *hi = gfx9_vreg(w, v->vdst + 1);
+	u64 exec = gfx9_exec(w), x, r;
+	unsigned int l, sh;
+
+	gfx9_vsrc(d, w, in, v->src[0], GFX9_B32, &s0);
+	gfx9_vsrc(d, w, in, v->src[1], GFX9_B64, &s1);
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		sh = gfx9_lane32(&s0, l) & 63;
+		x = gfx9_lane64(&s1, l);
+		if (in->op == 0x28f)
+			r = x << sh;
+		else if (in->op == 0x290)
+			r = x >> sh;
+		else
+			r = (s64)x >> sh;
+		lo[l] = r;
+		hi[l] = r >> 32;
+	}
+	return 0;
+}
+
+/* v_readfirstlane_b32, v_readlane_b32, v_writelane_b32. */
+static int vop_lane(struct gfx9_disp *d, struct gfx9_wave *w,
+		    const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	u64 exec = gfx9_exec(w);
+	unsigned int lane;
+	struct gfx9_src s0;
+	u32 x;
+
+	if (in->op == 0x28a) {	/* writelane: scalar src0 into one lane */
+		if (v->src[0] >= GFX9_SRC_VGPR0 ||
+		    v->src[1] >= GFX9_SRC_VGPR0)
+			return gfx9_illegal(d, w, in, "v_writelane operands");
+		x = gfx9_ssrc32(d, w, in, v->src[0], GFX9_B32);
+		lane = gfx9_ssrc32(d, w, in, v->src[1], GFX9_B32) & 63;
+		gfx9_vreg(w, v->vdst)[lane] = x;
+		return 0;
+	}
+	if (in->op == 0x289) {	/* readlane */
+		if (v->src[0] < GFX9_SRC_VGPR0 || v->src[1] >= GFX9_SRC_VGPR0)
+			return gfx9_illegal(d, w, in, "v_readlane operands");
+		lane = gfx9_ssrc32(d, w, in, v->src[1], GFX9_B32) & 63;
+	} else {		/* readfirstlane */
+		lane = exec ? __ffs64(exec) : 0;
+	}
+	gfx9_vsrc(d, w, in, v->src[0], GFX9_B32, &s0);
+	gfx9_sdst32(w, v->vdst, gfx9_lane32(&s0, lane));
+	return 0;
+}
+
+static int vop_nop(struct gfx9_disp *d, struct gfx9_wave *w,
+		   const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	return 0;
+}
+
+/* Write a VOPC result: sdst (VCC for e32) and, for v_cmpx, EXEC too. */
+static void vopc_write(struct gfx9_wave *w, const struct gfx9_vop *v,
+		       u64 res, bool cmpx)
+{
+	gfx9_sdst64(w, v->sdst, res);
+	if (cmpx)
+		gfx9_set_sreg64(w, GFX9_EXEC_LO, res);
+}
+
+static bool vopc_int(unsigned int cond, bool sign, u64 x, u64 y, bool wide)
+{
+	s64 sx = wide ? (s64)x : (s32)x, sy = wide ? (s64)y : (s32)y;
+
+	if (!wide) {
+		x = (u32)x;
+		y = (u32)y;
+	}
+	switch (cond) {
+	case 0:
+		return false;
+	case 1:
+		return sign ? sx < sy : x < y;
+	case 2:
+		return x == y;
+	case 3:
+		return sign ? sx <= sy : x <= y;
+	case 4:
+		return sign ? sx > sy : x > y;
+	case 5:
+		return x != y;
+	case 6:
+		return sign ? sx >= sy : x >= y;
+	default:
+		return true;
+	}
+}
+
+/* v_cmp(x)_{i,u}{32,64}: 0xc0-0xff. */
+static int vop_cmp_int(struct gfx9_disp *d, struct gfx9_wave *w,
+		       const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	unsigned int op = in->op, l;
+	bool wide = op >= 0xe0, cmpx = op & 0x10, sign = !(op & 8);
+	enum gfx9_kind kind = wide ? GFX9_B64 : GFX9_B32;
+	struct gfx9_src s0, s1;
+	u64 exec = gfx9_exec(w), res = 0;
+
+	gfx9_vsrc(d, w, in, v->src[0], kind, &s0);
+	gfx9_vsrc(d, w, in, v->src[1], kind, &s1);
+	for (l = 0; l < GFX9_LANES; l++) {
+		u64 x, y;
+
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		x = wide ? gfx9_lane64(&s0, l) : gfx9_lane32(&s0, l);
+		y = wide ? gfx9_lane64(&s1, l) : gfx9_lane32(&s1, l);
+		if (vopc_int(op & 7, sign, x, y, wide))
+			res |= BIT_ULL(l);
+	}
+	vopc_write(w, v, res, cmpx);
+	return 0;
+}
+
+/* The class of a float, as the bit v_cmp_class tests (0 sNaN .. 9 +Inf). */
+static unsigned int vop_class(u64 bits, bool wide)
+{
+	unsigned int mbits = wide ? 52 : 23, ebits = wide ? 11 : 8;
+	u64 frac = bits & (BIT_ULL(mbits) - 1);
+	u64 exp = (bits >> mbits) & (BIT_ULL(ebits) - 1);
+	bool neg = bits >> (mbits + ebits);
+
+	if (exp == BIT_ULL(ebits) - 1) {
+		if (frac)
+			return (frac >> (mbits - 1)) ? 1 : 0;
+		return neg ? 2 : 9;
+	}
+	if (exp)
+		return neg ? 3 : 8;
+	if (frac)
+		return neg ? 4 : 7;
+	return neg ? 5 : 6;
+}
+
+/* v_cmp(x)_class_f32 / _f64: 0x10-0x13. */
+static int vop_cmp_class(struct gfx9_disp *d, struct gfx9_wave *w,
+			 const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	bool wide = in->op >= 0x12, cmpx = in->op & 1;
+	struct gfx9_src s0, s1;
+	u64 exec = gfx9_exec(w), res = 0, x;
+	unsigned int l;
+
+	gfx9_vsrc(d, w, in, v->src[0], wide ? GFX9_F64 : GFX9_B32, &s0);
+	gfx9_vsrc(d, w, in, v->src[1], GFX9_B32, &s1);
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		x = wide ? gfx9_lane64(&s0, l) : gfx9_lane32(&s0, l);
+		if (v->abs & 1)
+			x &= wide ? ~BIT_ULL(63) : ~BIT(31);
+		if (v->neg & 1)
+			x ^= wide ? BIT_ULL(63) : BIT(31);
+		if (gfx9_lane32(&s1, l) & BIT(vop_class(x, wide)))
+			res |= BIT_ULL(l);
+	}
+	vopc_write(w, v, res, cmpx);
+	return 0;
+}
+
+/* The float operations, between kernel_fpu_begin() and _end(). */
+static int vop_float(struct gfx9_disp *d, struct gfx9_wave *w,
+		     const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	int ret;
+
+	kernel_fpu_begin();
+	ret = gfx9_vop_fp(d, w, in, v, in->op);
+	kernel_fpu_end();
+	if (ret)
+		return gfx9_illegal(d, w, in, "float operand or modifier");
+	return 0;
+}
+
+#define VI(n)	{ n, vop_int, 0 }
+#define VF(n)	{ n, vop_float, GFX9_VOP_FLOAT }
+#define VC(n)	{ n, vop_carry, GFX9_VOP_VOP3B }
+#define VCI(n)	{ n, vop_cmp_int, 0 }
+#define VCF(n)	{ n, vop_float, GFX9_VOP_FLOAT }
+#define VCC(n)	{ n, vop_cmp_class, GFX9_VOP_FLOAT }
+
+const struct gfx9_vop_op gfx9_vop_ops[1024] = {
+	/* VOPC */
+	[0x10] = VCC("v_cmp_class_f32"), [0x11] = VCC("v_cmpx_class_f32"),
+	[0x12] = VCC("v_cmp_class_f64"), [0x13] = VCC("v_cmpx_class_f64"),
+	[0x40] = VCF("v_cmp_f_f32"), [0x41] = VCF("v_cmp_lt_f32"),
+	[0x42] = VCF("v_cmp_eq_f32"), [0x43] = VCF("v_cmp_le_f32"),
+	[0x44] = VCF("v_cmp_gt_f32"), [0x45] = VCF("v_cmp_lg_f32"),
+	[0x46] = VCF("v_cmp_ge_f32"), [0x47] = VCF("v_cmp_o_f32"),
+	[0x48] = VCF("v_cmp_u_f32"), [0x49] = VCF("v_cmp_nge_f32"),
+	[0x4a] = VCF("v_cmp_nlg_f32"), [0x4b] = VCF("v_cmp_ngt_f32"),
+	[0x4c] = VCF("v_cmp_nle_f32"), [0x4d] = VCF("v_cmp_neq_f32"),
+	[0x4e] = VCF("v_cmp_nlt_f32"), [0x4f] = VCF("v_cmp_tru_f32"),
+	[0x50] = VCF("v_cmpx_f_f32"), [0x51] = VCF("v_cmpx_lt_f32"),
+	[0x52] = VCF("v_cmpx_eq_f32"), [0x53] = VCF("v_cmpx_le_f32"),
+	[0x54] = VCF("v_cmpx_gt_f32"), [0x55] = VCF("v_cmpx_lg_f32"),
+	[0x56] = VCF("v_cmpx_ge_f32"), [0x57] = VCF("v_cmpx_o_f32"),
+	[0x58] = VCF("v_cmpx_u_f32"), [0x59] = VCF("v_cmpx_nge_f32"),
+	[0x5a] = VCF("v_cmpx_nlg_f32"), [0x5b] = VCF("v_cmpx_ngt_f32"),
+	[0x5c] = VCF("v_cmpx_nle_f32"), [0x5d] = VCF("v_cmpx_neq_f32"),
+	[0x5e] = VCF("v_cmpx_nlt_f32"), [0x5f] = VCF("v_cmpx_tru_f32"),
+	[0xc0] = VCI("v_cmp_f_i32"), [0xc1] = VCI("v_cmp_lt_i32"),
+	[0xc2] = VCI("v_cmp_eq_i32"), [0xc3] = VCI("v_cmp_le_i32"),
+	[0xc4] = VCI("v_cmp_gt_i32"), [0xc5] = VCI("v_cmp_ne_i32"),
+	[0xc6] = VCI("v_cmp_ge_i32"), [0xc7] = VCI("v_cmp_t_i32"),
+	[0xc8] = VCI("v_cmp_f_u32"), [0xc9] = VCI("v_cmp_lt_u32"),
+	[0xca] = VCI("v_cmp_eq_u32"), [0xcb] = VCI("v_cmp_le_u32"),
+	[0xcc] = VCI("v_cmp_gt_u32"), [0xcd] = VCI("v_cmp_ne_u32"),
+	[0xce] = VCI("v_cmp_ge_u32"), [0xcf] = VCI("v_cmp_t_u32"),
+	[0xd0] = VCI("v_cmpx_f_i32"), [0xd1] = VCI("v_cmpx_lt_i32"),
+	[0xd2] = VCI("v_cmpx_eq_i32"), [0xd3] = VCI("v_cmpx_le_i32"),
+	[0xd4] = VCI("v_cmpx_gt_i32"), [0xd5] = VCI("v_cmpx_ne_i32"),
+	[0xd6] = VCI("v_cmpx_ge_i32"), [0xd7] = VCI("v_cmpx_t_i32"),
+	[0xd8] = VCI("v_cmpx_f_u32"), [0xd9] = VCI("v_cmpx_lt_u32"),
+	[0xda] = VCI("v_cmpx_eq_u32"), [0xdb] = VCI("v_cmpx_le_u32"),
+	[0xdc] = VCI("v_cmpx_gt_u32"), [0xdd] = VCI("v_cmpx_ne_u32"),
+	[0xde] = VCI("v_cmpx_ge_u32"), [0xdf] = VCI("v_cmpx_t_u32"),
+	[0xe0] = VCI("v_cmp_f_i64"), [0xe1] = VCI("v_cmp_lt_i64"),
+	[0xe2] = VCI("v_cmp_eq_i64"), [0xe3] = VCI("v_cmp_le_i64"),
+	[0xe4] = VCI("v_cmp_gt_i64"), [0xe5] = VCI("v_cmp_ne_i64"),
+	[0xe6] = VCI("v_cmp_ge_i64"), [0xe7] = VCI("v_cmp_t_i64"),
+	[0xe8] = VCI("v_cmp_f_u64"), [0xe9] = VCI("v_cmp_lt_u64"),
+	[0xea] = VCI("v_cmp_eq_u64"), [0xeb] = VCI("v_cmp_le_u64"),
+	[0xec] = VCI("v_cmp_gt_u64"), [0xed] = VCI("v_cmp_ne_u64"),
+	[0xee] = VCI("v_cmp_ge_u64"), [0xef] = VCI("v_cmp_t_u64"),
+	[0xf0] = VCI("v_cmpx_f_i64"), [0xf1] = VCI("v_cmpx_lt_i64"),
+	[0xf2] = VCI("v_cmpx_eq_i64"), [0xf3] = VCI("v_cmpx_le_i64"),
+	[0xf4] = VCI("v_cmpx_gt_i64"), [0xf5] = VCI("v_cmpx_ne_i64"),
+	[0xf6] = VCI("v_cmpx_ge_i64"), [0xf7] = VCI("v_cmpx_t_i64"),
+	[0xf8] = VCI("v_cmpx_f_u64"), [0xf9] = VCI("v_cmpx_lt_u64"),
+	[0xfa] = VCI("v_cmpx_eq_u64"), [0xfb] = VCI("v_cmpx_le_u64"),
+	[0xfc] = VCI("v_cmpx_gt_u64"), [0xfd] = VCI("v_cmpx_ne_u64"),
+	[0xfe] = VCI("v_cmpx_ge_u64"), [0xff] = VCI("v_cmpx_t_u64"),
+	/* VOP2 */
+	[0x100] = { "v_cndmask_b32", vop_cndmask, GFX9_VOP_FLOAT },
+	[0x101] = VF("v_add_f32"), [0x102] = VF("v_sub_f32"),
+	[0x103] = VF("v_subrev_f32"), [0x104] = VF("v_mul_legacy_f32"),
+	[0x105] = VF("v_mul_f32"),
+	[0x106] = VI("v_mul_i32_i24"), [0x107] = VI("v_mul_hi_i32_i24"),
+	[0x108] = VI("v_mul_u32_u24"), [0x109] = VI("v_mul_hi_u32_u24"),
+	[0x10a] = VF("v_min_f32"), [0x10b] = VF("v_max_f32"),
+	[0x10c] = VI("v_min_i32"), [0x10d] = VI("v_max_i32"),
+	[0x10e] = VI("v_min_u32"), [0x10f] = VI("v_max_u32"),
+	[0x110] = VI("v_lshrrev_b32"), [0x111] = VI("v_ashrrev_i32"),
+	[0x112] = VI("v_lshlrev_b32"), [0x113] = VI("v_and_b32"),
+	[0x114] = VI("v_or_b32"), [0x115] = VI("v_xor_b32"),
+	[0x116] = VF("v_mac_f32"), [0x117] = VF("v_madmk_f32"),
+	[0x118] = VF("v_madak_f32"),
+	[0x119] = VC("v_add_co_u32"), [0x11a] = VC("v_sub_co_u32"),
+	[0x11b] = VC("v_subrev_co_u32"), [0x11c] = VC("v_addc_co_u32"),
+	[0x11d] = VC("v_subb_co_u32"), [0x11e] = VC("v_subbrev_co_u32"),
+	[0x134] = VI("v_add_u32"), [0x135] = VI("v_sub_u32"),
+	[0x136] = VI("v_subrev_u32"), [0x13b] = VF("v_fmac_f32"),
+	[0x13d] = VI("v_xnor_b32"),
+	/* VOP1 */
+	[0x140] = { "v_nop", vop_nop, 0 },
+	[0x141] = VI("v_mov_b32"),
+	[0x142] = { "v_readfirstlane_b32", vop_lane, GFX9_VOP_SGPR_DST },
+	[0x143] = VF("v_cvt_i32_f64"), [0x144] = VF("v_cvt_f64_i32"),
+	[0x145] = VF("v_cvt_f32_i32"), [0x146] = VF("v_cvt_f32_u32"),
+	[0x147] = VF("v_cvt_u32_f32"), [0x148] = VF("v_cvt_i32_f32"),
+	[0x14c] = VF("v_cvt_rpi_i32_f32"), [0x14d] = VF("v_cvt_flr_i32_f32"),
+	[0x14f] = VF("v_cvt_f32_f64"), [0x150] = VF("v_cvt_f64_f32"),
+	[0x151] = VF("v_cvt_f32_ubyte0"), [0x152] = VF("v_cvt_f32_ubyte1"),
+	[0x153] = VF("v_cvt_f32_ubyte2"), [0x154] = VF("v_cvt_f32_ubyte3"),
+	[0x155] = VF("v_cvt_u32_f64"), [0x156] = VF("v_cvt_f64_u32"),
+	[0x15b] = VF("v_fract_f32"), [0x15c] = VF("v_trunc_f32"),
+	[0x15d] = VF("v_ceil_f32"), [0x15e] = VF("v_rndne_f32"),
+	[0x15f] = VF("v_floor_f32"),
+	[0x162] = VF("v_rcp_f32"), [0x163] = VF("v_rcp_iflag_f32"),
+	[0x164] = VF("v_rsq_f32"), [0x167] = VF("v_sqrt_f32"),
+	[0x16b] = VI("v_not_b32"), [0x16c] = VI("v_bfrev_b32"),
+	[0x16d] = VI("v_ffbh_u32"), [0x16e] = VI("v_ffbl_b32"),
+	[0x16f] = VI("v_ffbh_i32"),
+	/* VOP3 only */
+	[0x1c1] = VF("v_mad_f32"),
+	[0x1c2] = VI("v_mad_i32_i24"), [0x1c3] = VI("v_mad_u32_u24"),
+	[0x1c8] = VI("v_bfe_u32"), [0x1c9] = VI("v_bfe_i32"),
+	[0x1ca] = VI("v_bfi_b32"), [0x1cb] = VF("v_fma_f32"),
+	[0x1ce] = VI("v_alignbit_b32"), [0x1cf] = VI("v_alignbyte_b32"),
+	[0x1d0] = VF("v_min3_f32"), [0x1d1] = VI("v_min3_i32"),
+	[0x1d2] = VI("v_min3_u32"), [0x1d3] = VF("v_max3_f32"),
+	[0x1d4] = VI("v_max3_i32"), [0x1d5] = VI("v_max3_u32"),
+	[0x1d7] = VI("v_med3_i32"), [0x1d8] = VI("v_med3_u32"),
+	[0x1dc] = VI("v_sad_u32"),
+	[0x1e8] = { "v_mad_u64_u32", vop_mad64, GFX9_VOP_VOP3B },
+	[0x1e9] = { "v_mad_i64_i32", vop_mad64, GFX9_VOP_VOP3B },
+	[0x1ed] = VI("v_perm_b32"), [0x1f3] = VI("v_xad_u32"),
+	[0x1fd] = VI("v_lshl_add_u32"), [0x1fe] = VI("v_add_lshl_u32"),
+	[0x1ff] = VI("v_add3_u32"), [0x200] = VI("v_lshl_or_b32"),
+	[0x201] = VI("v_and_or_b32"), [0x202] = VI("v_or3_b32"),
+	[0x280] = VF("v_add_f64"), [0x281] = VF("v_mul_f64"),
+	[0x282] = VF("v_min_f64"), [0x283] = VF("v_max_f64"),
+	[0x285] = VI("v_mul_lo_u32"), [0x286] = VI("v_mul_hi_u32"),
+	[0x287] = VI("v_mul_hi_i32"), [0x288] = VF("v_ldexp_f32"),
+	[0x289] = { "v_readlane_b32", vop_lane, GFX9_VOP_SGPR_DST },
+	[0x28a] = { "v_writelane_b32", vop_lane, 0 },
+	[0x28b] = VI("v_bcnt_u32_b32"), [0x28c] = VI("v_mbcnt_lo_u32_b32"),
+	[0x28d] = VI("v_mbcnt_hi_u32_b32"),
+	[0x28f] = { "v_lshlrev_b64", vop_shift64, 0 },
+	[0x290] = { "v_lshrrev_b64", vop_shift64, 0 },
+	[0x291] = { "v_ashrrev_i64", vop_shift64, 0 },
+	[0x293] = VI("v_bfm_b32"),
+	[0x29c] = VI("v_add_i32"), [0x29d] = VI("v_sub_i32"),
+};

@@ -1,0 +1,867 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfdsim selftests: the gfx9 machine-code engine.
+ *
+ * Known-answer kernels written in gfx906 assembly (gfx9/kernels/, one .s file each),
+ * assembled at build time by Debian's LLVM 15 (llvm-mc) into raw code
+ * (build/selftests/gfx9/<name>.bin, next to this binary), placed behind a
+ * kernel descriptor built here as AMDGPUUsage lays it out, and dispatched
+ * through a KFD AQL queue. Every expected value is computed here on the
+ * CPU from the ISA's stated semantics, never by the engine under test.
+ *
+ * Also GET_TILE_CONFIG, which ROCr's image support reads at start-up.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+
+#include "kt_harness.h"
+#include "kfdsim_gpu.h"
+
+/* A code object v3+ kernel descriptor (AMDGPUUsage), 64 bytes. */
+struct g9_kd {
+	uint32_t group_segment_fixed_size;
+	uint32_t private_segment_fixed_size;
+	uint32_t kernarg_size;
+	uint32_t reserved0;
+	int64_t kernel_code_entry_byte_offset;
+	uint8_t reserved1[20];
+	uint32_t compute_pgm_rsrc3;
+	uint32_t compute_pgm_rsrc1;
+	uint32_t compute_pgm_rsrc2;
+	uint16_t kernel_code_properties;
+	uint8_t reserved2[6];
+};
+
+_Static_assert(sizeof(struct g9_kd) == 64, "kernel descriptor size");
+
+/* kernel_code_properties */
+#define G9_KCP_DISPATCH_PTR	(1u << 1)
+#define G9_KCP_KERNARG_PTR	(1u << 3)
+/* RSRC1: 64 VGPRs (granule 15), f32 and f64 denormals kept (mode 3). */
+#define G9_RSRC1		(15u | 3u << 16 | 3u << 18)
+/* RSRC2 */
+#define G9_RSRC2_USER_SGPRS(n)	((uint32_t)(n) << 1)
+#define G9_RSRC2_WGID_X		(1u << 7)
+#define G9_RSRC2_WGID_Y		(1u << 8)
+#define G9_RSRC2_WGID_Z		(1u << 9)
+#define G9_RSRC2_VGPR_IDS(n)	((uint32_t)(n) << 11)
+
+/* Layout of a kernel's BO: descriptor, code, kernarg. */
+#define G9_CODE_OFF		256
+#define G9_KERNARG_OFF		(16 * 1024)
+#define G9_BO_SIZE		(32 * 1024)
+
+struct g9_kernel {
+	struct kg_bo bo;
+	void *kernarg;
+};
+
+/* @name in ./gfx9/ next to this binary, where make selftests puts it. */
+static int g9_path(const char *name, char *path, size_t len)
+{
+	char *slash;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", path, len - 64);
+	if (n < 0)
+		return -errno;
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	if (!slash)
+		return -ENOENT;
+	snprintf(slash, len - (slash - path), "/gfx9/%s", name);
+	return 0;
+}
+
+static int g9_read_file(const char *name, void *buf, size_t max)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	n = g9_path(name, path, sizeof(path));
+	if (n)
+		return n;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, max);
+	close(fd);
+	return n < 0 ? -errno : (int)n;
+}
+
+static int g9_load(struct kg_rt *rt, const char *name, uint32_t rsrc2,
+		   uint16_t props, uint32_t lds, struct g9_kernel *k)
+{
+	struct g9_kd kd = {
+		.group_segment_fixed_size = lds,
+		.kernel_code_entry_byte_offset = G9_CODE_OFF,
+		.compute_pgm_rsrc1 = G9_RSRC1,
+		.compute_pgm_rsrc2 = rsrc2,
+		.kernel_code_properties = props,
+	};
+	char file[64];
+	int ret, n;
+
+	ret = kg_bo_new(rt, 0, G9_BO_SIZE, KT_GTT | KT_WRITABLE, 0, &k->bo);
+	if (ret)
+		return ret;
+	memcpy(k->bo.cpu, &kd, sizeof(kd));
+	snprintf(file, sizeof(file), "%s.bin", name);
+	n = g9_read_file(file, (char *)k->bo.cpu + G9_CODE_OFF,
+			 G9_KERNARG_OFF - G9_CODE_OFF);
+	if (n <= 0)
+		return n ? n : -ENOEXEC;
+	k->kernarg = (char *)k->bo.cpu + G9_KERNARG_OFF;
+	return 0;
+}
+
+/* A dispatch packet of @k over a grid, completing @sig (or none). */
+static void g9_packet(const struct g9_kernel *k, uint64_t kd_va,
+		      uint64_t kernarg_va, unsigned int dims,
+		      const uint32_t *grid, const uint16_t *wg,
+		      const struct kg_signal *sig,
+		      struct kfdsim_aql_dispatch *pkt)
+{
+	*pkt = (struct kfdsim_aql_dispatch){
+		.header = KG_AQL_HDR(KFDSIM_AQL_TYPE_KERNEL_DISPATCH),
+		.setup = dims,
+		.workgroup_size_x = wg[0],
+		.workgroup_size_y = dims > 1 ? wg[1] : 1,
+		.workgroup_size_z = dims > 2 ? wg[2] : 1,
+		.grid_size_x = grid[0],
+		.grid_size_y = dims > 1 ? grid[1] : 1,
+		.grid_size_z = dims > 2 ? grid[2] : 1,
+		.kernel_object = kd_va ? kd_va : k->bo.va,
+		.kernarg_address = kernarg_va,
+		.completion_signal = sig ? sig->va : 0,
+	};
+}
+
+/* Dispatch @k (descriptor and kernarg in its BO) over a grid. */
+static int g9_dispatch(struct kg_queue *q, const struct g9_kernel *k,
+		       unsigned int dims, const uint32_t *grid,
+		       const uint16_t *wg, struct kg_signal *sig)
+{
+	struct kfdsim_aql_dispatch pkt;
+
+	g9_packet(k, 0, k->bo.va + G9_KERNARG_OFF, dims, grid, wg, sig, &pkt);
+	return kg_aql_submit(q, &pkt);
+}
+
+/* Submit @pkt on a new queue and wait for it; its signal is set here. */
+static int g9_submit_wait(struct kg_rt *rt, struct kfdsim_aql_dispatch *pkt)
+{
+	struct kg_signal sig;
+	struct kg_queue q;
+	int ret;
+
+	ret = kg_queue_new(rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096, &q);
+	if (ret)
+		return ret;
+	ret = kg_signal_new(rt, 1, &sig);
+	pkt->completion_signal = sig.va;
+	if (!ret)
+		ret = kg_aql_submit(&q, pkt);
+	if (!ret)
+		ret = kg_signal_wait(&sig, 0, KG_TIMEOUT_MS);
+	kg_queue_free(&q);
+	return ret;
+}
+
+static int g9_run1(struct kg_rt *rt, const struct g9_kernel *k,
+		   uint32_t n, uint16_t wg)
+{
+	struct kfdsim_aql_dispatch pkt;
+
+	g9_packet(k, 0, k->bo.va + G9_KERNARG_OFF, 1, &n, &wg, NULL, &pkt);
+	return g9_submit_wait(rt, &pkt);
+}
+
+static void g9_fill(uint32_t *p, size_t n, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		p[i] = seed ^ (seed >> 15);
+	}
+}
+
+static uint32_t f2u(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+KG_FIXTURE(gfx9)
+
+/* GET_TILE_CONFIG as amdkfd answers for a gfx9 GPU. */
+TEST_F(gfx9, tile_config)
+{
+	uint32_t tile[40], macro[20];
+	struct kfd_ioctl_get_tile_config_args t = {
+		.tile_config_ptr = (uintptr_t)tile,
+		.macro_tile_config_ptr = (uintptr_t)macro,
+		.num_tile_configs = 40,
+		.num_macro_tile_configs = 20,
+		.gpu_id = self->rt.ids[0],
+	};
+	unsigned int i;
+
+	memset(tile, 0xa5, sizeof(tile));
+	memset(macro, 0xa5, sizeof(macro));
+	ASSERT_EQ(0, kt_ioctl(self->rt.e.kfd, AMDKFD_IOC_GET_TILE_CONFIG, &t));
+	EXPECT_EQ(0x22014042u, t.gb_addr_config);
+	EXPECT_EQ(0u, t.num_banks);
+	EXPECT_EQ(0u, t.num_ranks);
+	EXPECT_EQ(32u, t.num_tile_configs);
+	EXPECT_EQ(16u, t.num_macro_tile_configs);
+	for (i = 0; i < 40; i++)
+		EXPECT_EQ(i < 32 ? 0u : 0xa5a5a5a5u, tile[i]);
+	for (i = 0; i < 20; i++)
+		EXPECT_EQ(i < 16 ? 0u : 0xa5a5a5a5u, macro[i]);
+
+	/* Fewer slots than entries: that many are written. */
+	t.num_tile_configs = 3;
+	t.num_macro_tile_configs = 0;
+	t.macro_tile_config_ptr = 0;
+	ASSERT_EQ(0, kt_ioctl(self->rt.e.kfd, AMDKFD_IOC_GET_TILE_CONFIG, &t));
+	EXPECT_EQ(3u, t.num_tile_configs);
+	EXPECT_EQ(0u, t.num_macro_tile_configs);
+
+	/* A bad buffer: -EFAULT and a count of 0. */
+	t.num_tile_configs = 4;
+	t.tile_config_ptr = 8;
+	EXPECT_EQ(-EFAULT, kt_ioctl(self->rt.e.kfd, AMDKFD_IOC_GET_TILE_CONFIG,
+				    &t));
+	t.gpu_id = kt_unused_gpu_id(&self->rt.e);
+	t.tile_config_ptr = (uintptr_t)tile;
+	EXPECT_EQ(-EINVAL, kt_ioctl(self->rt.e.kfd, AMDKFD_IOC_GET_TILE_CONFIG,
+				    &t));
+}
+
+/* c = a + b over 1000 elements: a partial last workgroup of 256. */
+TEST_F(gfx9, vadd)
+{
+	const uint32_t n = 1000;
+	struct kg_bo a, b, c;
+	struct g9_kernel k;
+	uint64_t *ka;
+	uint32_t i;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "vadd", G9_RSRC2_USER_SGPRS(2) |
+			     G9_RSRC2_WGID_X, G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
+			       &a));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
+			       &b));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n + 64, KT_GTT | KT_WRITABLE,
+			       0, &c));
+	g9_fill(a.cpu, n, 1);
+	g9_fill(b.cpu, n, 2);
+	memset(c.cpu, 0xee, 4 * n + 64);
+	ka = k.kernarg;
+	ka[0] = a.va;
+	ka[1] = b.va;
+	ka[2] = c.va;
+	ka[3] = n;
+	ASSERT_EQ(0, g9_run1(&self->rt, &k, n, 256));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(((uint32_t *)a.cpu)[i] + ((uint32_t *)b.cpu)[i],
+			  ((uint32_t *)c.cpu)[i]) TH_LOG("element %u", i);
+	/* Nothing past the grid. */
+	EXPECT_EQ(0xeeeeeeeeu, ((uint32_t *)c.cpu)[n]);
+}
+
+/* Vector ALU ops against the ISA's definitions, computed here. */
+TEST_F(gfx9, valu_known_answers)
+{
+	const uint32_t n = 192;		/* three waves, one per workgroup */
+	struct kg_bo in, out;
+	struct g9_kernel k;
+	uint32_t i, *x, *o, e[16];
+	uint64_t *ka;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "valu", G9_RSRC2_USER_SGPRS(2) |
+			     G9_RSRC2_WGID_X, G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 8 * n, KT_GTT | KT_WRITABLE, 0,
+			       &in));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 64 * n, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	x = in.cpu;
+	g9_fill(x, 2 * n, 7);
+	/* Some special inputs. */
+	x[0] = 0;
+	x[1] = 0;
+	x[2] = 0xffffffffu;
+	x[3] = 1;
+	x[4] = 0x80000000u;
+	x[5] = 0x7fffffffu;
+	x[6] = 12345;
+	x[7] = 12345;
+	ka = k.kernarg;
+	ka[0] = in.va;
+	ka[1] = out.va;
+	ASSERT_EQ(0, g9_run1(&self->rt, &k, n, 64));
+	o = out.cpu;
+	for (i = 0; i < n; i++) {
+		uint32_t a = x[2 * i], b = x[2 * i + 1];
+		uint64_t s = (uint64_t)a + b, m;
+		float fa = (float)a, fb = (float)b;
+		uint8_t bytes[8];
+		unsigned int j;
+
+		e[0] = a * b;
+		e[1] = ((uint64_t)a * b) >> 32;
+		e[2] = (a >> 5) & 0x7ff;
+		e[3] = (uint32_t)((int32_t)a >> (b & 31));
+		e[4] = (uint32_t)((((uint64_t)a << 32) | b) >> 7);
+		/* {a, b} + {b, a}: low word, then high word with carry */
+		e[5] = (uint32_t)s;
+		e[6] = b + a + (uint32_t)(s >> 32);
+		e[7] = a < b ? b : a;
+		e[8] = a ? (uint32_t)__builtin_clz(a) : 0xffffffffu;
+		e[9] = (uint32_t)__builtin_popcount(a) + b;
+		e[10] = (int32_t)a < (int32_t)b ? a : b;
+		/* v_perm_b32 a, b, 0x0c050a01: bytes of {a:b}, b low */
+		m = ((uint64_t)a << 32) | b;
+		for (j = 0; j < 8; j++)
+			bytes[j] = m >> (8 * j);
+		/* selector 0x0a: byte 5's sign; 0x0c: the constant 0 */
+		e[11] = bytes[1] | ((m >> 47) & 1 ? 0xffu : 0) << 8 |
+			(uint32_t)bytes[5] << 16;
+		e[12] = f2u(fa + fb);
+		e[13] = f2u(fmaf(fa, fb, 0.5f));
+		e[14] = f2u(fa * fb);
+		e[15] = (uint32_t)(((uint64_t)a * b +
+				    (((uint64_t)a << 32) | b)) >> 32);
+		for (j = 0; j < 16; j++)
+			EXPECT_EQ(e[j], o[16 * i + j])
+				TH_LOG("lane %u result %u: x 0x%x y 0x%x", i,
+				       j, a, b);
+		if (_metadata->passed == 0)
+			break;
+	}
+}
+
+/* Scalar ALU ops and a counted loop, against the ISA's definitions. */
+TEST_F(gfx9, salu_known_answers)
+{
+	static const uint32_t pairs[][2] = {
+		{ 0x12345678, 0x9abcdef0 }, { 0xffffffff, 1 },
+		{ 0x80000000, 0x7fffffff }, { 0, 0 }, { 5, 0xfffffffb },
+	};
+	struct g9_kernel k;
+	struct kg_bo out;
+	uint32_t e[16], *o;
+	unsigned int p, j;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "salu", G9_RSRC2_USER_SGPRS(2),
+			     G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	o = out.cpu;
+	for (p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
+		uint32_t a = pairs[p][0], b = pairs[p][1];
+		uint64_t ab = ((uint64_t)b << 32 | a) << 13;
+
+		((uint32_t *)k.kernarg)[0] = a;
+		((uint32_t *)k.kernarg)[1] = b;
+		((uint64_t *)k.kernarg)[1] = out.va;
+		memset(o, 0, 64);
+		ASSERT_EQ(0, g9_run1(&self->rt, &k, 64, 64));
+		e[0] = a + b;
+		e[1] = (uint64_t)a + b > 0xffffffffu;
+		e[2] = a - b;
+		e[3] = a * b;
+		e[4] = ((uint64_t)a * b) >> 32;
+		e[5] = (a >> 3) & 0x1f;		/* offset 3, width 5 */
+		e[6] = (uint32_t)((int32_t)a >> 7);
+		e[7] = (int32_t)a < (int32_t)b ? a : b;
+		e[8] = b ? (uint32_t)__builtin_clz(b) : 0xffffffffu;
+		e[9] = __builtin_popcount(a);
+		e[10] = 0;
+		for (j = 0; j < 32; j++)
+			e[10] |= ((a >> j) & 1) << (31 - j);
+		e[11] = (a << 2) + b;
+		e[12] = (a & 0xffff) | b << 16;
+		e[13] = 55;
+		e[14] = (uint32_t)ab;
+		e[15] = ab >> 32;
+		for (j = 0; j < 16; j++)
+			EXPECT_EQ(e[j], o[j]) TH_LOG("a 0x%x b 0x%x result %u",
+						     a, b, j);
+	}
+}
+
+/* LDS, s_barrier across 4 waves, ds_read2, ds_bpermute, atomics. */
+TEST_F(gfx9, lds_barrier_atomics)
+{
+	const uint32_t n = 512;
+	struct kg_bo in, out, total;
+	struct g9_kernel k;
+	uint32_t *x, *o, g, l;
+	uint64_t *ka, sum = 0;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "lds", G9_RSRC2_USER_SGPRS(2) |
+			     G9_RSRC2_WGID_X, G9_KCP_KERNARG_PTR, 2048, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
+			       &in));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 12 * n, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &total));
+	x = in.cpu;
+	g9_fill(x, n, 3);
+	for (g = 0; g < n; g++) {
+		x[g] &= 0xffffff;	/* the sum fits 32 bits */
+		sum += x[g];
+	}
+	ka = k.kernarg;
+	ka[0] = in.va;
+	ka[1] = out.va;
+	ka[2] = total.va;
+	ka[3] = n;
+	ASSERT_EQ(0, g9_run1(&self->rt, &k, n, 256));
+	o = out.cpu;
+	for (g = 0; g < n; g++) {
+		l = g % 256;
+		ASSERT_EQ(x[g - l + 255 - l], o[2 * g]) TH_LOG("item %u", g);
+		ASSERT_EQ(x[g & ~1u] + x[g | 1u], o[2 * g + 1])
+			TH_LOG("item %u", g);
+		ASSERT_EQ(x[g ^ 1u], o[2 * n + g]) TH_LOG("item %u", g);
+	}
+	EXPECT_EQ((uint32_t)sum, ((uint32_t *)total.cpu)[0]);
+	EXPECT_EQ(n, ((uint32_t *)total.cpu)[1]);
+}
+
+/*
+ * The initial wave state in three dimensions with partial workgroups in
+ * each: work-item and workgroup ids, the dispatch packet pointer.
+ */
+TEST_F(gfx9, ids_3d_partial_workgroups)
+{
+	const uint32_t grid[3] = { 13, 7, 5 };
+	const uint16_t wg[3] = { 4, 3, 2 };
+	uint32_t x, y, z, *o;
+	struct kg_signal sig;
+	struct g9_kernel k;
+	struct kg_queue q;
+	struct kg_bo out;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "ids", G9_RSRC2_USER_SGPRS(4) |
+			     G9_RSRC2_WGID_X | G9_RSRC2_WGID_Y |
+			     G9_RSRC2_WGID_Z | G9_RSRC2_VGPR_IDS(2),
+			     G9_KCP_DISPATCH_PTR | G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * 13 * 7 * 5 + 64,
+			       KT_GTT | KT_WRITABLE, 0, &out));
+	memset(out.cpu, 0xee, 4 * 13 * 7 * 5 + 64);
+	*(uint64_t *)k.kernarg = out.va;
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+				  4096, &q));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
+	ASSERT_EQ(0, g9_dispatch(&q, &k, 3, grid, wg, &sig));
+	ASSERT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS));
+	o = out.cpu;
+	for (z = 0; z < 5; z++)
+		for (y = 0; y < 7; y++)
+			for (x = 0; x < 13; x++)
+				ASSERT_EQ(x | y << 10 | z << 20,
+					  o[x + 13 * y + 13 * 7 * z])
+					TH_LOG("(%u, %u, %u)", x, y, z);
+	EXPECT_EQ(0xeeeeeeeeu, o[13 * 7 * 5]);
+	EXPECT_EQ(0, kg_queue_free(&q));
+}
+
+/*
+ * A long dispatch is preempted between instructions (evict through
+ * debugfs), sits still while evicted and ends with the exact result once
+ * restored.
+ */
+TEST_F(gfx9, preempted_between_instructions)
+{
+	const uint32_t n = 128, iters = 100000;
+	struct kg_signal sig;
+	struct kg_qinfo qi;
+	struct g9_kernel k;
+	struct kg_queue q;
+	struct kg_bo out;
+	uint32_t i, *o;
+	uint64_t *ka;
+	int64_t v;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "loop", G9_RSRC2_USER_SGPRS(2) |
+			     G9_RSRC2_WGID_X, G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	ka = k.kernarg;
+	ka[0] = out.va;
+	ka[1] = iters;
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+				  4096, &q));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
+	ASSERT_EQ(0, g9_dispatch(&q, &k, 1, &n, (const uint16_t[]){ 64 },
+				 &sig));
+	kg_sleep_ms(20);
+	ASSERT_EQ(0, kg_evict(getpid()));
+	v = kg_signal_load(&sig);
+	ASSERT_EQ(0, kg_qinfo(getpid(), q.id, &qi));
+	EXPECT_EQ(1, qi.evicted);
+	kg_sleep_ms(200);
+	/* Evicted: nothing moves. */
+	EXPECT_EQ(v, kg_signal_load(&sig));
+	ASSERT_EQ(0, kg_restore(getpid()));
+	ASSERT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS));
+	o = out.cpu;
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(i * iters + 7, o[i]) TH_LOG("item %u", i);
+	EXPECT_EQ(0, kg_queue_free(&q));
+}
+
+/*
+ * Load hipcc's code object (build/selftests/gfx9/hip.co) the way ROCr's
+ * loader does for this simple case: every PT_LOAD segment at its virtual
+ * address from the start of a BO; @kd_va gets the GPU address of the
+ * kernel descriptor named @kd (from .dynsym).
+ */
+#define G9_CO_MAX		(48 * 1024)
+
+static int g9_load_co(struct kg_rt *rt, const char *kd, struct g9_kernel *k,
+		      uint64_t *kd_va)
+{
+	static char img[G9_CO_MAX];
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Phdr *ph;
+	const Elf64_Shdr *sh;
+	unsigned int i, j;
+	int n, ret;
+
+	n = g9_read_file("hip.co", img, sizeof(img));
+	if (n < (int)sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_machine != EM_AMDGPU)
+		return -ENOEXEC;
+	ret = kg_bo_new(rt, 0, 64 * 1024, KT_GTT | KT_WRITABLE, 0, &k->bo);
+	if (ret)
+		return ret;
+	memset(k->bo.cpu, 0, 64 * 1024);
+	for (i = 0; i < eh->e_phnum; i++) {
+		ph = (const void *)(img + eh->e_phoff + i * eh->e_phentsize);
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_vaddr + ph->p_memsz > G9_CO_MAX ||
+		    ph->p_offset + ph->p_filesz > (uint64_t)n)
+			return -ENOEXEC;
+		memcpy((char *)k->bo.cpu + ph->p_vaddr, img + ph->p_offset,
+		       ph->p_filesz);
+	}
+	k->kernarg = (char *)k->bo.cpu + G9_CO_MAX;
+	for (i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Sym *sym;
+		const char *names;
+
+		sh = (const void *)(img + eh->e_shoff + i * eh->e_shentsize);
+		if (sh->sh_type != SHT_DYNSYM)
+			continue;
+		names = img + ((const Elf64_Shdr *)(img + eh->e_shoff +
+				sh->sh_link * eh->e_shentsize))->sh_offset;
+		for (j = 0; j < sh->sh_size / sizeof(*sym); j++) {
+			sym = (const void *)(img + sh->sh_offset +
+					     j * sizeof(*sym));
+			if (!strcmp(names + sym->st_name, kd)) {
+				*kd_va = k->bo.va + sym->st_value;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+/* Dispatch the way HIP launches <<<blocks, 256>>>: the grid in items. */
+static int g9_run_co(struct kg_rt *rt, const struct g9_kernel *k,
+		     uint64_t kd_va, uint32_t blocks)
+{
+	const uint32_t items = blocks * 256;
+	const uint16_t wg = 256;
+	struct kfdsim_aql_dispatch pkt;
+
+	g9_packet(k, kd_va, k->bo.va + G9_CO_MAX, 1, &items, &wg, NULL, &pkt);
+	pkt.group_segment_size = 1024;
+	return g9_submit_wait(rt, &pkt);
+}
+
+/* saxpy as hipcc -O2 compiles it (a fused multiply-add per element). */
+TEST_F(gfx9, hipcc_saxpy)
+{
+	const int n = 1000;
+	struct g9_kernel k;
+	struct kg_bo x, y;
+	float *fx, *fy, *want;
+	uint64_t kd;
+	char *ka;
+	int i;
+
+	ASSERT_EQ(0, g9_load_co(&self->rt, "_Z5saxpyfPKfPfi.kd", &k, &kd));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
+			       &x));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n + 64, KT_GTT | KT_WRITABLE,
+			       0, &y));
+	fx = x.cpu;
+	fy = y.cpu;
+	want = calloc(n, sizeof(*want));
+	ASSERT_NE(NULL, want);
+	for (i = 0; i < n; i++) {
+		fx[i] = (float)(i * 7 % 101) / 3.0f - 11.0f;
+		fy[i] = (float)(i * 13 % 97) * 0.37f + 1.0f / (i + 1);
+		want[i] = fmaf(2.5f, fx[i], fy[i]);
+	}
+	fy[n] = 123.0f;
+	ka = k.kernarg;
+	*(float *)ka = 2.5f;
+	memcpy(ka + 8, &x.va, 8);
+	memcpy(ka + 16, &y.va, 8);
+	memcpy(ka + 24, &n, 4);
+	ASSERT_EQ(0, g9_run_co(&self->rt, &k, kd, (n + 255) / 256));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(f2u(want[i]), f2u(fy[i])) TH_LOG("element %d", i);
+	EXPECT_EQ(123.0f, fy[n]);
+	free(want);
+}
+
+/* An LDS tree reduction with __syncthreads and atomicAdd. */
+TEST_F(gfx9, hipcc_lds_reduction)
+{
+	const int n = 1000;
+	struct kg_bo in, out;
+	struct g9_kernel k;
+	uint32_t sum = 0;
+	uint64_t kd;
+	char *ka;
+	int i;
+
+	ASSERT_EQ(0, g9_load_co(&self->rt, "_Z6reducePKjPji.kd", &k, &kd));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
+			       &in));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	g9_fill(in.cpu, n, 11);
+	for (i = 0; i < n; i++)
+		sum += ((uint32_t *)in.cpu)[i];
+	*(uint32_t *)out.cpu = 5;
+	ka = k.kernarg;
+	memcpy(ka, &in.va, 8);
+	memcpy(ka + 8, &out.va, 8);
+	memcpy(ka + 16, &n, 4);
+	ASSERT_EQ(0, g9_run_co(&self->rt, &k, kd, (n + 255) / 256));
+	EXPECT_EQ(sum + 5, *(uint32_t *)out.cpu);
+}
+
+/*
+ * A whole HIP program built by Debian's hipcc (gfx9/hip/hip_app.hip):
+ * HIP 5.2 and ROCr start on kfdsim (GET_TILE_CONFIG, the AMD vendor AQL
+ * packets), copy in every direction, run its kernels and get exact
+ * results. It runs in a process of its own, opening /dev/kfd itself.
+ */
+TEST(hip_program_runs_exactly)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 32], out[4096];
+	size_t got = 0;
+	FILE *f;
+	int st;
+
+	ASSERT_EQ(0, g9_path("hip_app", path, sizeof(path)));
+	snprintf(cmd, sizeof(cmd), "timeout %d %s 2>&1",
+		 300 * kt_timeout_scale(), path);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (got < sizeof(out) - 1 &&
+	       fgets(out + got, sizeof(out) - got, f))
+		got += strlen(out + got);
+	st = pclose(f);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("status 0x%x, output:\n%s", st, out);
+	EXPECT_NE(NULL, strstr(out, "HIP OK")) TH_LOG("output:\n%s", out);
+}
+
+/* AMD vendor-specific AQL packets (hsa_ext_amd.h), as ROCr writes them. */
+struct g9_barrier_value {
+	uint16_t header;
+	uint8_t format;
+	uint8_t reserved;
+	uint32_t reserved0;
+	uint64_t signal;
+	int64_t value;
+	int64_t mask;
+	uint32_t cond;
+	uint32_t reserved1;
+	uint64_t reserved2[2];
+	uint64_t completion_signal;
+};
+
+_Static_assert(sizeof(struct g9_barrier_value) == 64, "packet size");
+
+/*
+ * BARRIER_VALUE (what HIP waits with): the queue waits until the masked
+ * signal value compares true, then completes the packet.
+ */
+TEST_F(gfx9, vendor_barrier_value_waits)
+{
+	struct kg_signal dep, done;
+	struct g9_barrier_value p = {
+		.header = KG_AQL_HDR(KFDSIM_AQL_TYPE_VENDOR_SPECIFIC),
+		.format = 2,
+		.value = 0x40,
+		.mask = 0xf0,
+		.cond = 0,	/* EQ */
+	};
+	struct kg_queue q;
+
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0,
+				  KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096, &q));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 0x31, &dep));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &done));
+	p.signal = dep.va;
+	p.completion_signal = done.va;
+	ASSERT_EQ(0, kg_aql_submit(&q, &p));
+	kg_sleep_ms(200);
+	EXPECT_EQ(1, kg_signal_load(&done));
+	EXPECT_EQ(0u, kg_queue_rptr(&q));
+	kg_signal_store(&dep, 0x4f);	/* 0x4f & 0xf0 == 0x40 */
+	EXPECT_EQ(0, kg_signal_wait(&done, 0, KG_TIMEOUT_MS));
+	EXPECT_EQ(1u, kg_queue_rptr(&q));
+	EXPECT_EQ(0, kg_queue_free(&q));
+}
+
+/*
+ * PM4_IB (ROCr's cache invalidation after loading code): an IB of NOP and
+ * ACQUIRE_MEM completes; any other PM4 packet stops the queue.
+ */
+TEST_F(gfx9, vendor_pm4_ib)
+{
+	struct kg_signal done;
+	struct kg_queue q;
+	struct kg_qinfo qi;
+	struct kg_bo ib;
+	uint32_t p[16], *dw;
+	int good, i;
+
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &ib));
+	for (good = 1; good >= 0; good--) {
+		dw = ib.cpu;
+		memset(dw, 0, 64);
+		dw[0] = KFDSIM_PM4_TYPE3_HDR(KFDSIM_PM4_OP_ACQUIRE_MEM, 6);
+		dw[7] = KFDSIM_PM4_NOP_1DW;
+		if (!good)	/* WRITE_DATA of one dword */
+			dw[7] = KFDSIM_PM4_TYPE3_HDR(KFDSIM_PM4_OP_WRITE_DATA, 4);
+		ASSERT_EQ(0, kg_queue_new(&self->rt, 0,
+					  KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096,
+					  &q));
+		ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &done));
+		memset(p, 0, sizeof(p));
+		p[0] = KG_AQL_HDR(KFDSIM_AQL_TYPE_VENDOR_SPECIFIC) | 1u << 16;
+		p[1] = KFDSIM_PM4_TYPE3_HDR(0x3f, 3);	/* INDIRECT_BUFFER */
+		p[2] = (uint32_t)ib.va;
+		p[3] = (uint32_t)(ib.va >> 32);
+		p[4] = (good ? 8 : 12) | 1u << 23;
+		memcpy(&p[14], &done.va, 8);
+		ASSERT_EQ(0, kg_aql_submit(&q, p));
+		if (good) {
+			EXPECT_EQ(0, kg_signal_wait(&done, 0, KG_TIMEOUT_MS));
+			EXPECT_EQ(1u, kg_queue_rptr(&q));
+		} else {
+			for (i = 0; i < 1000; i++) {
+				ASSERT_EQ(0, kg_qinfo(getpid(), q.id, &qi));
+				if (qi.flags)
+					break;
+				kg_sleep_ms(10);
+			}
+			EXPECT_NE(0u, qi.flags);
+			EXPECT_EQ(1, kg_signal_load(&done));
+		}
+		EXPECT_EQ(0, kg_queue_free(&q));
+	}
+}
+
+static int g9_queue_error(struct kg_rt *rt, const char *name,
+			  int64_t *code, uint32_t *out_word)
+{
+	struct kfd_ioctl_create_event_args ev;
+	struct kg_signal done, inactive;
+	struct kg_bo box, out;
+	struct g9_kernel k;
+	struct kg_queue q;
+	int ret;
+
+	ret = g9_load(rt, name, G9_RSRC2_USER_SGPRS(2), G9_KCP_KERNARG_PTR, 0,
+		      &k);
+	if (!ret)
+		ret = kg_bo_new(rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0, &box);
+	if (!ret)
+		ret = kg_bo_new(rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0, &out);
+	if (!ret)
+		ret = kg_event_new(rt->e.kfd, KFD_IOC_EVENT_SIGNAL, true, 0,
+				   &ev);
+	if (!ret)
+		ret = kg_queue_new_amd(rt, 0, 1024, &q);
+	if (!ret)
+		ret = kg_signal_new(rt, 1, &done);
+	if (!ret)
+		ret = kg_signal_new(rt, 0, &inactive);
+	if (ret)
+		return ret;
+	inactive.cpu->event_mailbox_ptr = box.va;
+	inactive.cpu->event_id = ev.event_id;
+	memcpy((char *)q.ctl.cpu + KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL,
+	       &inactive.va, sizeof(inactive.va));
+	*(uint64_t *)k.kernarg = out.va;
+	((uint32_t *)out.cpu)[0] = 0x5a5a5a5a;
+	ret = g9_dispatch(&q, &k, 1, (const uint32_t[]){ 64 },
+			  (const uint16_t[]){ 64 }, &done);
+	if (ret)
+		return ret;
+	if (kg_wait1(rt->e.kfd, ev.event_id, KG_TIMEOUT_MS) !=
+	    KFD_IOC_WAIT_RESULT_COMPLETE)
+		return -ETIMEDOUT;
+	*code = kg_signal_load(&inactive);
+	*out_word = ((uint32_t *)out.cpu)[0];
+	if (kg_signal_load(&done) != 1 || kg_queue_rptr(&q) != 0)
+		return -EPROTO;
+	return kg_queue_free(&q);
+}
+
+/* An instruction the engine lacks traps the wave: ILLEGAL_INSTRUCTION. */
+TEST_F(gfx9, illegal_instruction_stops_queue)
+{
+	uint32_t word;
+	int64_t code;
+
+	ASSERT_EQ(0, g9_queue_error(&self->rt, "illegal", &code, &word));
+	EXPECT_EQ((int64_t)KFDSIM_AQL_ERROR_ILLEGAL_INSTRUCTION, code);
+	EXPECT_EQ(0x5a5a5a5au, word);	/* nothing after it ran */
+}
+
+/* s_trap: an exception (what llvm.trap and assert() become). */
+TEST_F(gfx9, s_trap_stops_queue)
+{
+	uint32_t word;
+	int64_t code;
+
+	ASSERT_EQ(0, g9_queue_error(&self->rt, "trap", &code, &word));
+	EXPECT_EQ((int64_t)KFDSIM_AQL_ERROR_EXCEPTION, code);
+	EXPECT_EQ(0x5a5a5a5au, word);
+}
+
+TEST_HARNESS_MAIN
