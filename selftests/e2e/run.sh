@@ -215,7 +215,7 @@ esac
 
 dbg=/sys/kernel/debug/kfdsim
 work=$(mktemp -d "${TMPDIR:-/tmp}/kfdsim-e2e.XXXXXX") || exit 1
-trap 'rm -rf "$work" "$E2E_REAPED"' EXIT
+trap 'umount "$work/cgroup2" 2>/dev/null; rm -rf "$work" "$E2E_REAPED"' EXIT
 
 n=0
 pass=0
@@ -1212,12 +1212,35 @@ queues_evicted() {
 	return 1
 }
 
+# A cgroup v2 group whose tasks get $1 percent of one CPU, for a criu whose
+# steps must last long enough to be seen from outside (a fast host ends a
+# restore's RESTORE-to-RESUME window before a poll sees it). Prints the
+# group's directory; fails where the cpu controller is not available.
+slow_cgroup() {
+	local root=$work/cgroup2 cg
+	if ! mountpoint -q "$root"; then
+		mkdir -p "$root"
+		mount -t cgroup2 none "$root" 2>/dev/null || return 1
+	fi
+	grep -qw cpu "$root/cgroup.controllers" 2>/dev/null || return 1
+	echo +cpu >"$root/cgroup.subtree_control" 2>/dev/null || return 1
+	cg=$root/e2e-slow
+	mkdir -p "$cg" || return 1
+	echo "$(($1 * 1000)) 100000" >"$cg/cpu.max" || return 1
+	echo "$cg"
+}
+
 # criu_killed_when PID WHAT CMD...: run CMD in the background, SIGKILL it
-# as soon as queues_evicted PID. Fails if CMD ended first.
+# as soon as queues_evicted PID. Fails if CMD ended first. With $slow_cg
+# set, CMD runs in that cgroup.
 criu_killed_when() {
 	local pid=$1 what=$2 cpid end
 	shift 2
-	"$@" &
+	if [ -n "${slow_cg:-}" ]; then
+		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$slow_cg" "$@" &
+	else
+		"$@" &
+	fi
 	cpid=$!
 	end=$(($(date +%s) + run_limit))
 	while ! queues_evicted "$pid"; do
@@ -1261,11 +1284,21 @@ t_kill_restore() {
 	need_plugin || return 2
 	[ -n "$main_dir" ] || { why="needs the dump test's images"; return 2; }
 	e2e_alive "$main_pid" && { note "pid $main_pid is taken"; return 1; }
-	cp -a "$main_dir" "$dir"
-	cp "$dir/app.log" "$work/main.log"
-	criu_killed_when "$main_pid" "RESTORE created the queues" \
-		"$E2E_CRIU" restore -D "$dir" --shell-job \
-		--libdir "$E2E_PLUGIN_DIR" -d -v4 -o restore.log || return 1
+	# criu runs at a few percent of a CPU so that the window between
+	# RESTORE and RESUME lasts long enough to be seen; a restore that
+	# still completed before it was seen is undone and tried again.
+	local slow_cg="" try
+	slow_cg=$(slow_cgroup 5) || note "no cgroup v2 cpu controller: criu runs at full speed"
+	for try in 1 2 3; do
+		rm -rf "$dir"
+		cp -a "$main_dir" "$dir"
+		cp "$dir/app.log" "$work/main.log"
+		criu_killed_when "$main_pid" "RESTORE created the queues" \
+			"$E2E_CRIU" restore -D "$dir" --shell-job \
+			--libdir "$E2E_PLUGIN_DIR" -d -v4 -o restore.log && break
+		e2e_kill "$main_pid"
+		[ "$try" -lt 3 ] || return 1
+	done
 	# criu 3.17's restored tasks wait on criu's futex for the next stage;
 	# with criu gone nothing wakes them. But criu runs RESUME_DEVICES_LATE
 	# (the plugin's RESUME) after the tasks' restore completed, with the
@@ -1289,6 +1322,7 @@ t_kill_restore() {
 		fi
 		e2e_kill "$main_pid"
 	fi
+	[ -z "$slow_cg" ] || rmdir "$slow_cg" 2>/dev/null
 	if ! awk '$2 != 0 { bad = 1 } END { exit bad }' "$counters"; then
 		note "KFD objects left after the killed restore:"
 		show "$counters"
