@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "kfdsim_test.h"
 #include "kfdsim_gpu.h"
 #include "abo.h"
+#include "kfdsim_criu_util.h"
 
 /* What the simulated gfx906 is, as amdgpu reports it. */
 #define AD_MINOR		49
@@ -608,8 +610,8 @@ static int vm_good_copy(struct ad *a, struct abo *ib, struct abo *data,
 }
 
 /*
- * Bad IBs fail the submission, consume no sequence number, and the next
- * good submission works.
+ * Bad IBs fail their job: its fence signals -EINVAL (the sequence number
+ * is used), and the next good submission works.
  */
 TEST_F(vm, bad_ibs_fail_and_device_keeps_working)
 {
@@ -636,10 +638,11 @@ TEST_F(vm, bad_ibs_fail_and_device_keeps_working)
 		EXPECT_EQ(bad[i].err, vm_run(&self->a, &self->ib, bad[i].dw,
 					     bad[i].n, &seq))
 			TH_LOG("%s", bad[i].what);
+		EXPECT_EQ(good_seq + 1, seq) TH_LOG("%s", bad[i].what);
 		ASSERT_EQ(0, vm_good_copy(&self->a, &self->ib, &self->data,
 					  10 + i, &seq))
 			TH_LOG("after %s", bad[i].what);
-		EXPECT_EQ(good_seq + 1, seq);
+		EXPECT_EQ(good_seq + 2, seq);
 		good_seq = seq;
 	}
 	vm_close(&self->a, &self->ib, &self->data);
@@ -1577,8 +1580,9 @@ static int cp_good(struct ad *a, struct abo *ib, uint32_t value,
 }
 
 /*
- * Packets the compute ring refuses: each fails its submission with
- * -EINVAL and consumes no sequence number; the next good one works.
+ * Packets the compute ring refuses: each fails its job, whose fence
+ * signals -EINVAL; the next good one works. An IB that cannot be fetched
+ * fails CS itself and uses no sequence number.
  */
 TEST_F(compute, bad_packets_refused)
 {
@@ -1700,9 +1704,10 @@ TEST_F(compute, bad_packets_refused)
 			n = pm4_pad(ib, n);
 		EXPECT_EQ(-EINVAL, cp_run(&self->a, &self->ib, n, &seq))
 			TH_LOG("%s", what[i]);
+		EXPECT_EQ(good_seq + 1, seq) TH_LOG("%s", what[i]);
 		ASSERT_EQ(0, cp_good(&self->a, &self->ib, 100 + i, &seq))
 			TH_LOG("after %s", what[i]);
-		EXPECT_EQ(good_seq + 1, seq) TH_LOG("after %s", what[i]);
+		EXPECT_EQ(good_seq + 2, seq) TH_LOG("after %s", what[i]);
 		good_seq = seq;
 	}
 
@@ -1804,8 +1809,8 @@ static uint64_t cp_now_ms(void)
 }
 
 /*
- * A dispatch runs inside the CS ioctl, but a fatal signal stops it: a
- * process killed while its LOOP kernel would run for hours exits at once.
+ * A process killed while it waits for a LOOP kernel that would run for
+ * hours exits at once: closing its file cancels the job.
  */
 TEST_F_TIMEOUT(compute, dispatch_stops_on_fatal_signal, 60)
 {
@@ -1836,6 +1841,291 @@ TEST_F_TIMEOUT(compute, dispatch_stops_on_fatal_signal, 60)
 	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 		TH_LOG("the child exited with status 0x%x", status);
 	EXPECT_GT(5000, cp_now_ms() - start);
+	abo_free(&self->ib);
+	ad_close(&self->a);
+	kt_env_close(&self->e);
+	KT_EXPECT_COUNTERS_BACK();
+}
+
+/* A LOOP dispatch of @steps over one workgroup of 64 in @ib; its dwords. */
+static uint32_t cp_loop_ib(struct abo *ib, uint32_t steps)
+{
+	struct kfdsim_args_loop loop = {
+		.buf = ib->va + CP_MEM_OFF,
+		.steps = steps,
+	};
+	uint64_t desc;
+	uint32_t n;
+
+	memcpy((char *)ib->cpu + CP_ARGS_OFF, &loop, sizeof(loop));
+	desc = cp_desc(ib, KFDSIM_KERNEL_LOOP);
+	n = pm4_dispatch(ib->cpu, desc, ib->va + CP_ARGS_OFF,
+			 (uint32_t[3]){ 64, 1, 1 }, (uint32_t[3]){ 1, 1, 1 },
+			 CP_INIT);
+	return pm4_pad(ib->cpu, n);
+}
+
+/* Submit the @n dwords of @ib on the compute ring; do not wait. */
+static int cp_submit(struct ad *a, struct abo *ib, uint32_t n, uint64_t *seq)
+{
+	struct amdgpu_cs_ib_info info = { .ib_mc_address = ib->va, .size = n };
+	struct amdgpu_cs_request req = {
+		.ip_type = AMDGPU_HW_IP_COMPUTE,
+		.number_of_ibs = 1,
+		.ibs = &info,
+	};
+	int ret;
+
+	ret = amdgpu_cs_submit(a->ctx, 0, &req, 1);
+	*seq = req.seq_no;
+	return ret;
+}
+
+static uint64_t cp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * The raw WAIT_CS for compute fence @seq of context 1 (a file's first),
+ * with @abs_ns an absolute CLOCK_MONOTONIC time; 0 and *status, or -errno.
+ */
+static int cp_wait_cs(int fd, uint64_t seq, uint64_t abs_ns, uint64_t *status)
+{
+	union drm_amdgpu_wait_cs w;
+	int ret;
+
+	memset(&w, 0, sizeof(w));
+	w.in.handle = seq;
+	w.in.ip_type = AMDGPU_HW_IP_COMPUTE;
+	w.in.ctx_id = 1;
+	w.in.timeout = abs_ns;
+	ret = kt_ioctl(fd, DRM_IOCTL_AMDGPU_WAIT_CS, &w);
+	*status = w.out.status;
+	return ret;
+}
+
+/*
+ * CS returns at once even for a dispatch of hours; the submitter, waiting
+ * for its fence, stops on SIGSTOP; when it is killed, closing its file
+ * cancels the job at once and leaves nothing behind.
+ */
+TEST_F_TIMEOUT(compute, cs_returns_at_once_and_submitter_stops, 120)
+{
+	uint64_t start;
+	int status, p[2];
+	char c = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct amdgpu_cs_fence fence = { .ip_type = AMDGPU_HW_IP_COMPUTE };
+		uint64_t seq, t0;
+		uint32_t expired;
+		struct abo ib;
+		struct ad a;
+
+		close(p[0]);
+		if (ad_open(self->e.gpu[0].render_minor, &a) ||
+		    abo_alloc(a.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib))
+			_exit(1);
+		t0 = cp_now_ms();
+		if (cp_submit(&a, &ib, cp_loop_ib(&ib, 0xffffffff), &seq))
+			_exit(2);
+		c = cp_now_ms() - t0 < 1000 ? 'y' : 'n';
+		if (write(p[1], &c, 1) != 1)
+			_exit(4);
+		fence.context = a.ctx;
+		fence.fence = seq;
+		amdgpu_cs_query_fence_status(&fence, AMDGPU_TIMEOUT_INFINITE,
+					     0, &expired);
+		_exit(3);	/* only if the wait returned */
+	}
+	close(p[1]);
+	ASSERT_EQ(1, read(p[0], &c, 1));
+	close(p[0]);
+	EXPECT_EQ('y', c) TH_LOG("CS took a second or more");
+	usleep(200 * 1000);
+	start = cp_now_ms();
+	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	ASSERT_EQ(pid, waitpid(pid, &status, WUNTRACED));
+	EXPECT_TRUE(WIFSTOPPED(status))
+		TH_LOG("the child ended with status 0x%x", status);
+	EXPECT_GT(5000, cp_now_ms() - start);
+	ASSERT_EQ(0, kill(pid, SIGCONT));
+	start = cp_now_ms();
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		TH_LOG("the child exited with status 0x%x", status);
+	EXPECT_GT(5000, cp_now_ms() - start);
+	abo_free(&self->ib);
+	ad_close(&self->a);
+	kt_env_close(&self->e);
+	KT_EXPECT_COUNTERS_BACK();
+}
+
+/* lockup_timeout of the module: read, or set to @ms; -1 on error. */
+static long cp_lockup_timeout(long ms)
+{
+	const char *path = "/sys/module/kfdsim/parameters/lockup_timeout";
+	long old = -1;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &old) != 1)
+		old = -1;
+	fclose(f);
+	if (ms < 0 || old < 0)
+		return old;
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	if (fprintf(f, "%ld\n", ms) < 0)
+		old = -1;
+	if (fclose(f))
+		old = -1;
+	return old;
+}
+
+/* Wait up to @ms for a kfdsim kernel log line with @needle on @fd. */
+static bool cp_kmsg_find(int fd, const char *needle, unsigned int ms)
+{
+	uint64_t end = cp_now_ms() + ms;
+	char rec[1024];
+	ssize_t r;
+
+	while (cp_now_ms() < end) {
+		r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EAGAIN) {
+			usleep(20 * 1000);
+			continue;
+		}
+		if (r < 0 && errno != EPIPE)
+			return false;
+		if (r <= 0)
+			continue;
+		rec[r] = 0;
+		if (strstr(rec, "kfdsim") && strstr(rec, needle))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * WAIT_CS takes an absolute CLOCK_MONOTONIC timeout and reports a fence
+ * not signalled by then in out.status. A job that executes for longer
+ * than lockup_timeout is cancelled: its fence signals -ETIME, a line names
+ * the context and the job, the context reports itself guilty and takes no
+ * more work (-ECANCELED), as amdgpu's after a job timeout.
+ */
+TEST_F_TIMEOUT(compute, wait_cs_timeout_and_lockup, 120)
+{
+	const long lockup_ms = 1500;
+	uint64_t seq, status, t0, t1, flags = 0;
+	long old;
+	int kmsg;
+
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, kmsg);
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
+	old = cp_lockup_timeout(lockup_ms);
+	ASSERT_LE(0, old);
+	t0 = cp_now_ns();
+	ASSERT_EQ(0, cp_submit(&self->a, &self->ib,
+			       cp_loop_ib(&self->ib, 0xffffffff), &seq));
+	EXPECT_EQ(1, seq);
+	/* a time already past: not signalled, at once */
+	status = 0;
+	EXPECT_EQ(0, cp_wait_cs(self->a.fd, seq, 1, &status));
+	EXPECT_EQ(1, status);
+	/* 300 ms from now: not signalled, after 300 ms */
+	t1 = cp_now_ns();
+	status = 0;
+	EXPECT_EQ(0, cp_wait_cs(self->a.fd, seq, t1 + 300000000ULL, &status));
+	EXPECT_EQ(1, status);
+	EXPECT_LE(300, (cp_now_ns() - t1) / 1000000);
+	/* forever (negative): the job times out */
+	EXPECT_EQ(-ETIME, cp_wait_cs(self->a.fd, seq, UINT64_MAX, &status));
+	EXPECT_LE(lockup_ms, (cp_now_ns() - t0) / 1000000);
+	EXPECT_TRUE(cp_kmsg_find(kmsg, "timeout: context 1 job 1 ", 5000));
+	EXPECT_EQ(old, cp_lockup_timeout(old));
+	EXPECT_EQ(0, amdgpu_cs_query_reset_state2(self->a.ctx, &flags));
+	EXPECT_EQ(AMDGPU_CTX_QUERY2_FLAGS_RESET |
+		  AMDGPU_CTX_QUERY2_FLAGS_GUILTY, flags);
+	EXPECT_EQ(-ECANCELED, cp_submit(&self->a, &self->ib,
+					pm4_pad(self->ib.cpu, 0), &seq));
+	close(kmsg);
+	abo_free(&self->ib);
+	ad_close(&self->a);
+	kt_env_close(&self->e);
+	KT_EXPECT_COUNTERS_BACK();
+}
+
+/*
+ * A CRIU pause (PROCESS_INFO) of the process that bound the render node
+ * holds its running job: the job's buffer does not change and its fence
+ * does not signal while paused; UNPAUSE lets it finish with the exact
+ * result of the recurrence (computed here on the CPU).
+ */
+TEST_F_TIMEOUT(compute, criu_pause_holds_job, 300)
+{
+	uint64_t seq, status, t0, dt;
+	uint32_t init[64], snap[64], *mem, steps, ma, mb, i;
+	struct kc_image img = { 0 };
+	struct abo ib;
+	struct ad b;
+
+	memset(&b, 0, sizeof(b));
+	b.fd = self->e.render[0];
+	ASSERT_EQ(0, amdgpu_device_initialize(b.fd, &b.major, &b.minor,
+					      &b.dev));
+	ASSERT_EQ(0, amdgpu_cs_ctx_create(b.dev, &b.ctx));
+	ASSERT_EQ(0, abo_alloc(b.dev, AD_IB_SIZE, AMDGPU_GEM_DOMAIN_GTT, &ib));
+	mem = (uint32_t *)((char *)ib.cpu + CP_MEM_OFF);
+	for (i = 0; i < 64; i++)
+		init[i] = i * 7 + 1;
+
+	/* Calibrate: about 4 s of steps. */
+	memcpy(mem, init, sizeof(init));
+	t0 = cp_now_ms();
+	ASSERT_EQ(0, cp_run(&b, &ib, cp_loop_ib(&ib, 2000), &seq));
+	dt = cp_now_ms() - t0 + 1;
+	steps = 2000 * 4000 / dt;
+	steps = steps < 20000 ? 20000 : steps > (1u << 26) ? 1u << 26 : steps;
+
+	memcpy(mem, init, sizeof(init));
+	ASSERT_EQ(0, cp_submit(&b, &ib, cp_loop_ib(&ib, steps), &seq));
+	/* running: the buffer changes */
+	t0 = cp_now_ms();
+	while (!memcmp(mem, init, sizeof(init)) && cp_now_ms() - t0 < 10000)
+		usleep(10 * 1000);
+	ASSERT_NE(0, memcmp(mem, init, sizeof(init)));
+	ASSERT_EQ(0, kc_process_info(self->e.kfd, &img));
+	memcpy(snap, mem, sizeof(snap));
+	EXPECT_EQ(0, cp_wait_cs(b.fd, seq, 0, &status));
+	ASSERT_EQ(1, status) TH_LOG("the job ended before the pause");
+	/* paused for a second: no progress, no signal */
+	EXPECT_EQ(0, cp_wait_cs(b.fd, seq, cp_now_ns() + 1000000000ULL,
+				&status));
+	EXPECT_EQ(1, status);
+	EXPECT_EQ(0, memcmp(mem, snap, sizeof(snap)));
+	EXPECT_EQ(0, kc_unpause(self->e.kfd));
+	EXPECT_EQ(0, cp_wait_cs(b.fd, seq, UINT64_MAX, &status));
+	EXPECT_EQ(0, status);
+	kg_loop_affine(0, steps, &ma, &mb);
+	for (i = 0; i < 64; i++)
+		ASSERT_EQ(ma * init[i] + mb, mem[i]) TH_LOG("element %u", i);
+	abo_free(&ib);
+	EXPECT_EQ(0, amdgpu_cs_ctx_free(b.ctx));
+	amdgpu_device_deinitialize(b.dev);
 	abo_free(&self->ib);
 	ad_close(&self->a);
 	kt_env_close(&self->e);

@@ -92,6 +92,7 @@ int kfdsim_amdgpu_open(struct drm_device *drm, struct kfdsim_drm_file *kfile)
 	af->mappings = RB_ROOT_CACHED;
 	idr_init_base(&af->ctxs, 1);
 	idr_init_base(&af->bo_lists, 1);
+	kfdsim_amdgpu_cs_init(af);
 	kfile->amdgpu = af;
 	return 0;
 }

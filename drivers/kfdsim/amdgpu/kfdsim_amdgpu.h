@@ -16,6 +16,9 @@
 #include <linux/idr.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <drm/amdgpu_drm.h>
 #include <drm/drm_ioctl.h>
 
@@ -55,6 +58,12 @@ extern const struct drm_ioctl_desc
  * @mappings: GEM_VA mappings (struct kfdsim_amdgpu_va) by GPU VA
  * @ctxs: context id -> struct kfdsim_amdgpu_ctx
  * @bo_lists: BO list id -> struct kfdsim_amdgpu_bo_list
+ * @job_lock: protects @jobs and the fence state of the file's contexts
+ * @jobs: submitted jobs not yet completed, in submission order; the first
+ *        one is executing
+ * @job_work: executes @jobs, one after the other
+ * @job_wq: woken when a job completes
+ * @closing: the file is being closed: cancel every job
  */
 struct kfdsim_amdgpu_file {
 	struct kfdsim_gpu *gpu;
@@ -63,6 +72,11 @@ struct kfdsim_amdgpu_file {
 	struct rb_root_cached mappings;
 	struct idr ctxs;
 	struct idr bo_lists;
+	spinlock_t job_lock;		/* see above */
+	struct list_head jobs;
+	struct work_struct job_work;
+	wait_queue_head_t job_wq;
+	bool closing;
 };
 
 static inline struct kfdsim_amdgpu_file *to_amdgpu_file(struct drm_file *f)
@@ -100,7 +114,10 @@ int kfdsim_amdgpu_gem_va(struct drm_device *drm, void *data,
 			 struct drm_file *file);
 
 /* kfdsim_amdgpu_cs.c */
+void kfdsim_amdgpu_cs_init(struct kfdsim_amdgpu_file *af);
 void kfdsim_amdgpu_cs_fini(struct kfdsim_amdgpu_file *af);
+long kfdsim_amdgpu_timeout(u64 timeout_ns);
+bool kfdsim_amdgpu_idle(struct kfdsim_amdgpu_file *af);
 int kfdsim_amdgpu_ctx(struct drm_device *drm, void *data,
 		      struct drm_file *file);
 int kfdsim_amdgpu_bo_list(struct drm_device *drm, void *data,

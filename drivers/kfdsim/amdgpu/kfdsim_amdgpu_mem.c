@@ -395,20 +395,29 @@ int kfdsim_amdgpu_gem_userptr(struct drm_device *drm, void *data,
 }
 
 /*
- * Submissions complete before CS returns: every BO is always idle. As
- * amdgpu_gem_wait_idle_ioctl(): status 0 (idle), domain 0, flags ignored.
+ * As amdgpu_gem_wait_idle_ioctl(): the timeout is absolute (CLOCK_MONOTONIC
+ * ns), status 1 if still busy when it passed, domain 0, flags ignored.
  */
 int kfdsim_amdgpu_gem_wait_idle(struct drm_device *drm, void *data,
 				struct drm_file *file)
 {
+	struct kfdsim_amdgpu_file *af = to_amdgpu_file(file);
 	union drm_amdgpu_gem_wait_idle *args = data;
 	struct drm_gem_object *obj;
+	long ret;
 
 	obj = drm_gem_object_lookup(file, args->in.handle);
 	if (!obj)
 		return -ENOENT;
 	drm_gem_object_put(obj);
+	/* BOs are not tracked per job: idle when the file's jobs are done. */
+	ret = wait_event_interruptible_timeout(af->job_wq,
+					       kfdsim_amdgpu_idle(af),
+					       kfdsim_amdgpu_timeout(args->in.timeout));
+	if (ret < 0)
+		return ret;
 	memset(args, 0, sizeof(*args));
+	args->out.status = !ret;
 	return 0;
 }
 

@@ -17,7 +17,6 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
 
 #include "kfdsim.h"
 
@@ -81,7 +80,10 @@ static int kfdsim_pm4_set_sh_reg(struct kfdsim_pm4_ctx *ctx, const u32 *body,
 	return 0;
 }
 
-/* Run @pkt to completion, a slice at a time. */
+/*
+ * Run @pkt to completion, a slice at a time; between slices the ring's
+ * yield hook may stop it (its errno is returned).
+ */
 static int kfdsim_pm4_run_kernel(struct kfdsim_pm4_ctx *ctx,
 				 const struct kfdsim_aql_dispatch *pkt,
 				 struct kfdsim_fault *fault)
@@ -96,9 +98,9 @@ static int kfdsim_pm4_run_kernel(struct kfdsim_pm4_ctx *ctx,
 					fault, &err);
 		if (ret != -EAGAIN)
 			break;
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		cond_resched();
+		ret = ctx->yield(ctx->priv);
+		if (ret)
+			return ret;
 	}
 	if (ret == -ENOEXEC)
 		return kfdsim_pm4_refuse(ctx, "DISPATCH_DIRECT refused: %s",
@@ -251,7 +253,7 @@ static int kfdsim_pm4_len(struct kfdsim_pm4_ctx *ctx, const char *name,
  * Return: the packet's length in dwords; -ENOEXEC for a packet the engine
  * refuses, including one that does not fit in @ndw, with @ctx->why set;
  * -EFAULT on a GPU page fault, with @fault filled and the writes before it
- * done; -EINTR if a fatal signal interrupted a dispatch; -ENOMEM.
+ * done; the yield hook's errno if it stopped a dispatch; -ENOMEM.
  */
 int kfdsim_pm4_exec(struct kfdsim_pm4_ctx *ctx, const u32 *dw, u32 ndw,
 		    struct kfdsim_fault *fault)

@@ -232,12 +232,23 @@ u64 kfdsim_gtt_usage(void);
  *        for writing while mappings change, so a page is never freed while
  *        the GPU is using it
  * @used: the table's owner mapped something once (it is no longer clean)
+ * @exec_lock: held by the render node's job worker while it executes work
+ *             through the table (between two of its stop points), so that
+ *             an eviction can wait for that work to reach one
+ * @evict_wq: the job worker waits here while the table's process is evicted
+ * @evicted: the KFD process sharing the table is evicted (its queues stopped)
+ * @evict_epoch: counts evictions; render-node work submitted before the
+ *               current eviction began is held, work submitted during it runs
  */
 struct kfdsim_page_table {
 	struct xarray ptes;
 	unsigned long nr_ptes;
 	struct rw_semaphore lock;
 	bool used;
+	struct mutex exec_lock;		/* see above */
+	wait_queue_head_t evict_wq;
+	bool evicted;
+	u64 evict_epoch;
 };
 
 int kfdsim_vm_create(struct kfdsim_vm *vm);
@@ -250,6 +261,15 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 		  unsigned long npages, u32 pte_flags);
 void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages);
 bool kfdsim_vm_is_mapped(struct kfdsim_vm *vm, u64 va, u64 len, bool write);
+
+/*
+ * Eviction of the KFD process that shares a table, as the render node's job
+ * worker sees it (see kfdsim_vm.c).
+ */
+void kfdsim_vm_evict(struct kfdsim_vm *vm);
+void kfdsim_vm_unevict(struct kfdsim_vm *vm);
+u64 kfdsim_vm_epoch(struct kfdsim_vm *vm);
+bool kfdsim_vm_held(struct kfdsim_vm *vm, u64 epoch);
 
 /*
  * GPU memory access. Each call translates every page it touches; on a fault
@@ -335,6 +355,8 @@ int kfdsim_sdma_exec(struct kfdsim_sdma_ctx *ctx, const u32 *dw, u32 ndw,
  */
 struct kfdsim_pm4_ctx {
 	struct kfdsim_vm *vm;
+	int (*yield)(void *priv);	/* between dispatch slices: 0 or stop */
+	void *priv;
 	u32 regs[KFDSIM_PM4_NUM_REGS];
 	u64 dispatches;
 	char why[128];

@@ -783,6 +783,20 @@ static void kfdsim_set_process_queues_evicted(struct kfdsim_gpu *gpu,
 }
 
 /*
+ * The render-node submissions through the process's VM on the device stop
+ * and go on with its queues (kfdsim_vm_evict()).
+ */
+static void kfdsim_evict_render_work(struct kfd_process_device *pdd)
+{
+	kfdsim_vm_evict(&pdd->vm);
+}
+
+static void kfdsim_restore_render_work(struct kfd_process_device *pdd)
+{
+	kfdsim_vm_unevict(&pdd->vm);
+}
+
+/*
  * Once the CP lock is taken no packet of any queue on @gpu is executing,
  * so the queues are stopped with their state consistent: the packet at
  * rptr either not started, or stopped at a workgroup boundary recorded in
@@ -793,12 +807,14 @@ static int kfdsim_evict_process_queues(struct kfdsim_gpu *gpu,
 				       struct kfd_process_device *pdd)
 {
 	kfdsim_set_process_queues_evicted(gpu, pdd, true);
+	kfdsim_evict_render_work(pdd);
 	return 0;
 }
 
 static int kfdsim_restore_process_queues(struct kfdsim_gpu *gpu,
 					 struct kfd_process_device *pdd)
 {
+	kfdsim_restore_render_work(pdd);
 	kfdsim_set_process_queues_evicted(gpu, pdd, false);
 	return 0;
 }

@@ -56,6 +56,8 @@ int kfdsim_vm_create(struct kfdsim_vm *vm)
 		return -ENOMEM;
 	xa_init(&pt->ptes);
 	init_rwsem(&pt->lock);
+	mutex_init(&pt->exec_lock);
+	init_waitqueue_head(&pt->evict_wq);
 	vm->pt = pt;
 	return 0;
 }
@@ -69,6 +71,7 @@ void kfdsim_vm_destroy(struct kfdsim_vm *vm)
 		return;
 	WARN_ON(!xa_empty(&pt->ptes));
 	xa_destroy(&pt->ptes);
+	mutex_destroy(&pt->exec_lock);
 	kfree(pt);
 	vm->pt = NULL;
 }
@@ -83,10 +86,63 @@ void kfdsim_vm_share(struct kfdsim_vm *vm, struct kfdsim_vm *owner)
 	WRITE_ONCE(vm->pt, owner->pt);
 }
 
-/* Stop sharing; the user removed its own mappings first. */
+/*
+ * Stop sharing; the user removed its own mappings first. A process that
+ * goes away evicted no longer holds the render node's work.
+ */
 void kfdsim_vm_unshare(struct kfdsim_vm *vm)
 {
+	kfdsim_vm_unevict(vm);
 	WRITE_ONCE(vm->pt, NULL);
+}
+
+/**
+ * kfdsim_vm_evict - the KFD process sharing @vm's table is being evicted
+ * @vm: a pdd's VM handle; nothing happens if it shares no table
+ *
+ * Render-node work submitted through the table before now stops at its next
+ * stop point (a packet or a dispatch slice boundary); on return none of it
+ * is executing. Work submitted while the process stays evicted runs: the
+ * CRIU plugin restores BO contents through the restored process's own
+ * render node before RESUME.
+ */
+void kfdsim_vm_evict(struct kfdsim_vm *vm)
+{
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
+
+	if (!pt)
+		return;
+	mutex_lock(&pt->exec_lock);
+	WRITE_ONCE(pt->evict_epoch, pt->evict_epoch + 1);
+	WRITE_ONCE(pt->evicted, true);
+	mutex_unlock(&pt->exec_lock);
+}
+
+/* The process is running again: let the held work go on. */
+void kfdsim_vm_unevict(struct kfdsim_vm *vm)
+{
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
+
+	if (!pt || !READ_ONCE(pt->evicted))
+		return;
+	mutex_lock(&pt->exec_lock);
+	WRITE_ONCE(pt->evicted, false);
+	mutex_unlock(&pt->exec_lock);
+	wake_up_all(&pt->evict_wq);
+}
+
+/* The eviction epoch work submitted now belongs to. */
+u64 kfdsim_vm_epoch(struct kfdsim_vm *vm)
+{
+	return READ_ONCE(vm->pt->evict_epoch);
+}
+
+/* Must render-node work submitted in @epoch wait for the process? */
+bool kfdsim_vm_held(struct kfdsim_vm *vm, u64 epoch)
+{
+	struct kfdsim_page_table *pt = vm->pt;
+
+	return READ_ONCE(pt->evicted) && READ_ONCE(pt->evict_epoch) != epoch;
 }
 
 /**
