@@ -506,7 +506,7 @@ struct kfdsim_amdgpu_job {
 };
 
 /* A line about a job, naming its submitter (the worker logs it). */
-#define kfdsim_amdgpu_job_log(job, fmt, ...) \
+#define kfdsim_job_info(job, fmt, ...) \
 	pr_info_ratelimited("amdgpu: pid %d: " fmt, (job)->pid, ##__VA_ARGS__)
 
 static void kfdsim_amdgpu_job_free(struct kfdsim_amdgpu_job *job)
@@ -890,11 +890,11 @@ static void kfdsim_amdgpu_log_faults(const struct kfdsim_amdgpu_job *job,
 {
 	if (!f->count)
 		return;
-	kfdsim_amdgpu_job_log(job, "[mmhub] page fault on SDMA ring %u at address 0x%llx (%s%s), %u faulting accesses: reads gave zeros, writes were dropped\n",
-			      ring, f->first.va,
-			      f->first.write ? "write" : "read",
-			      f->first.read_only ? " to a read-only page" : "",
-			      f->count);
+	kfdsim_job_info(job, "[mmhub] page fault on SDMA ring %u at address 0x%llx (%s%s), %u faulting accesses: reads gave zeros, writes were dropped\n",
+			ring, f->first.va,
+			f->first.write ? "write" : "read",
+			f->first.read_only ? " to a read-only page" : "",
+			f->count);
 }
 
 /*
@@ -905,9 +905,9 @@ static void kfdsim_amdgpu_log_pm4_fault(const struct kfdsim_amdgpu_job *job,
 					const struct kfdsim_fault *f,
 					const char *where)
 {
-	kfdsim_amdgpu_job_log(job, "[gfxhub] page fault on compute ring 0 at address 0x%llx (%s%s), %s: submission stopped\n",
-			      f->va, f->write ? "write" : "read",
-			      f->read_only ? " to a read-only page" : "", where);
+	kfdsim_job_info(job, "[gfxhub] page fault on compute ring 0 at address 0x%llx (%s%s), %s: submission stopped\n",
+			f->va, f->write ? "write" : "read",
+			f->read_only ? " to a read-only page" : "", where);
 }
 
 /*
@@ -1039,8 +1039,8 @@ static int kfdsim_amdgpu_run_pm4(struct kfdsim_amdgpu_job *job,
 	for (pos = 0; pos < ndw; pos += n) {
 		n = kfdsim_pm4_exec(pm4, dw + pos, ndw - pos, &fault);
 		if (n == -ENOEXEC) {
-			kfdsim_amdgpu_job_log(job, "CS: PM4 packet 0x%08x at IB dword %u refused: %s\n",
-					      dw[pos], pos, pm4->why);
+			kfdsim_job_info(job, "CS: PM4 packet 0x%08x at IB dword %u refused: %s\n",
+					dw[pos], pos, pm4->why);
 			return -EINVAL;
 		}
 		if (n == -EFAULT) {
@@ -1087,15 +1087,15 @@ static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
 	for (pos = 0; pos < ndw; pos += n) {
 		n = kfdsim_sdma_exec(&sdma, dw + pos, ndw - pos, &fault);
 		if (n == -ENOEXEC) {
-			kfdsim_amdgpu_job_log(job, "CS: bad SDMA packet 0x%08x at IB dword %u\n",
-					      dw[pos], pos);
+			kfdsim_job_info(job, "CS: bad SDMA packet 0x%08x at IB dword %u\n",
+					dw[pos], pos);
 			ret = -EINVAL;
 			break;
 		}
 		/* POLL_REGMEM on a ring of the render node never waits. */
 		if (n == -EBUSY) {
-			kfdsim_amdgpu_job_log(job, "CS: POLL_REGMEM at IB dword %u does not hold\n",
-					      pos);
+			kfdsim_job_info(job, "CS: POLL_REGMEM at IB dword %u does not hold\n",
+					pos);
 			ret = -EINVAL;
 			break;
 		}
@@ -1105,8 +1105,8 @@ static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
 		}
 		/* A packet, or the dwords a NOP skips, past the IB's end */
 		if (n == -EAGAIN || (u32)n > ndw - pos) {
-			kfdsim_amdgpu_job_log(job, "CS: SDMA packet 0x%08x at IB dword %u is truncated\n",
-					      dw[pos], pos);
+			kfdsim_job_info(job, "CS: SDMA packet 0x%08x at IB dword %u is truncated\n",
+					dw[pos], pos);
 			ret = -EINVAL;
 			break;
 		}
@@ -1351,6 +1351,18 @@ static bool kfdsim_amdgpu_any_done(struct kfdsim_amdgpu_file *af,
 	return false;
 }
 
+/* Wait up to @left jiffies for one of @f; as wait_event_*_timeout(). */
+static long kfdsim_amdgpu_wait_any(struct kfdsim_amdgpu_file *af,
+				   const struct kfdsim_amdgpu_fence *f, u32 n,
+				   u32 *first, int *err, long left)
+{
+	return wait_event_interruptible_timeout(af->job_wq,
+						kfdsim_amdgpu_any_done(af, f, n,
+								       first,
+								       err),
+						left);
+}
+
 /*
  * As amdgpu_cs_wait_fences_ioctl(): status 1 if all (wait_all) or any
  * fence signalled by the absolute timeout; a signalled fence's error is
@@ -1392,23 +1404,17 @@ int kfdsim_amdgpu_wait_fences(struct drm_device *drm, void *data,
 	}
 
 	left = kfdsim_amdgpu_timeout(args->in.timeout_ns);
-	if (all) {
-		for (i = 0; i < n; i++) {
-			left = wait_event_interruptible_timeout(af->job_wq,
-								kfdsim_amdgpu_fence_done(af, &f[i], &err),
-								left);
-			if (left <= 0)
-				break;
-			if (err) {
-				ret = err;
-				goto out;
-			}
+	for (i = 0; all && i < n; i++) {
+		left = kfdsim_amdgpu_wait_any(af, &f[i], 1, &first, &err, left);
+		if (left <= 0)
+			break;
+		if (err) {
+			ret = err;
+			goto out;
 		}
-	} else {
-		left = wait_event_interruptible_timeout(af->job_wq,
-							kfdsim_amdgpu_any_done(af, f, n, &first, &err),
-							left);
 	}
+	if (!all)
+		left = kfdsim_amdgpu_wait_any(af, f, n, &first, &err, left);
 	if (left < 0) {
 		ret = left;
 		goto out;
