@@ -1217,11 +1217,12 @@ static bool kfdsim_amdgpu_ring_room(struct kfdsim_amdgpu_file *af,
 }
 
 /*
- * Give @job the next sequence number of its ring and queue it, once the
- * ring has room (as amdgpu_ctx_add_fence(), interruptibly).
+ * Give @job the next sequence number of its ring (in *@seq) and queue it,
+ * once the ring has room (as amdgpu_ctx_add_fence(), interruptibly). The
+ * worker owns the job from then on: it may be freed before this returns.
  */
 static int kfdsim_amdgpu_job_push(struct kfdsim_amdgpu_file *af,
-				  struct kfdsim_amdgpu_job *job)
+				  struct kfdsim_amdgpu_job *job, u64 *seq)
 {
 	struct kfdsim_amdgpu_ctx *ctx = job->ctx;
 	int ret;
@@ -1238,6 +1239,7 @@ static int kfdsim_amdgpu_job_push(struct kfdsim_amdgpu_file *af,
 		mutex_unlock(&af->lock);
 	}
 	job->seq = ++ctx->seq[job->slot];
+	*seq = job->seq;
 	job->epoch = kfdsim_vm_epoch(&af->vm);
 	atomic_inc(&ctx->jobs);
 	spin_lock(&af->job_lock);
@@ -1254,6 +1256,7 @@ int kfdsim_amdgpu_cs(struct drm_device *drm, void *data,
 	struct kfdsim_amdgpu_file *af = to_amdgpu_file(file);
 	union drm_amdgpu_cs *cs = data;
 	struct kfdsim_amdgpu_job *job;
+	u64 seq;
 	int ret;
 
 	if (!af->gpu)
@@ -1289,11 +1292,11 @@ int kfdsim_amdgpu_cs(struct drm_device *drm, void *data,
 	ret = kfdsim_amdgpu_job_fetch(af, job);
 	if (ret)
 		goto fail;
-	ret = kfdsim_amdgpu_job_push(af, job);
+	ret = kfdsim_amdgpu_job_push(af, job, &seq);
 	if (ret)
 		goto fail;
 	memset(cs, 0, sizeof(*cs));
-	cs->out.handle = job->seq;
+	cs->out.handle = seq;
 	return 0;
 
 fail:
