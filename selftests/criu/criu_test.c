@@ -1238,7 +1238,7 @@ static int rv_gem(int fd, uint64_t size, uint32_t *handle, void **cpu)
 /*
  * One CS on @fd: copy @size bytes from @src to @dst in plugin-style
  * packets (count = bytes, 2 MiB each) with garbage IB flags; the IB is
- * written at @ib (CPU) / @ib_va (GPU).
+ * written at @ib (CPU) / @ib_va (GPU). Waits for the job to complete.
  */
 static int rv_copy(int fd, uint32_t ctx, uint32_t *ib, uint64_t ib_va,
 		   uint64_t dst, uint64_t src, uint64_t size)
@@ -1247,7 +1247,9 @@ static int rv_copy(int fd, uint32_t ctx, uint32_t *ib, uint64_t ib_va,
 	struct drm_amdgpu_cs_chunk chunk;
 	union drm_amdgpu_cs cs = { 0 };
 	uint64_t ptr = (uintptr_t)&chunk, len;
+	union drm_amdgpu_wait_cs w = { 0 };
 	uint32_t n = 0;
+	int ret;
 
 	for (; size; size -= len, src += len, dst += len) {
 		len = size < RV_CHUNK ? size : RV_CHUNK;
@@ -1264,7 +1266,16 @@ static int rv_copy(int fd, uint32_t ctx, uint32_t *ib, uint64_t ib_va,
 	cs.in.ctx_id = ctx;
 	cs.in.num_chunks = 1;
 	cs.in.chunks = (uintptr_t)&ptr;
-	return kt_ioctl(fd, DRM_IOCTL_AMDGPU_CS, &cs);
+	ret = kt_ioctl(fd, DRM_IOCTL_AMDGPU_CS, &cs);
+	if (ret)
+		return ret;
+	/* CS only queues the job: wait for it, without a time limit */
+	w.in.handle = cs.out.handle;
+	w.in.ip_type = AMDGPU_HW_IP_DMA;
+	w.in.ctx_id = ctx;
+	w.in.timeout = UINT64_MAX;
+	ret = kt_ioctl(fd, DRM_IOCTL_AMDGPU_WAIT_CS, &w);
+	return ret ? ret : w.out.status ? -ETIME : 0;
 }
 
 /*
