@@ -130,6 +130,11 @@ struct kfd_process;
  * @scratch_backing_va: SET_SCRATCH_BACKING_VA's address (recorded only)
  * @tba_addr: SET_TRAP_HANDLER's trap handler code address (recorded only)
  * @tma_addr: SET_TRAP_HANDLER's trap handler data address (recorded only)
+ * @cp_node: on the GPU's CP list of processes with queues (CP lock)
+ * @cp_queues: this process's queues on the GPU, in the order its CP turns
+ *             visit them (CP lock; valid while @cp_nr_queues is nonzero)
+ * @cp_nr_queues: queues on @cp_queues (CP lock)
+ * @cp_round: the last CP round that gave the process its turn (CP lock)
  */
 struct kfd_process_device {
 	struct kfd_process *p;
@@ -150,6 +155,10 @@ struct kfd_process_device {
 	u64 scratch_backing_va;
 	u64 tba_addr;
 	u64 tma_addr;
+	struct list_head cp_node;
+	struct list_head cp_queues;
+	unsigned int cp_nr_queues;
+	u64 cp_round;
 };
 
 /**
@@ -269,7 +278,7 @@ static inline u64 *kfd_doorbell_slot(const struct kfd_process_device *pdd,
  * @ctl_stack_size: see @eop_va
  * @state: execution state, owned by the CP (protected by its lock)
  * @evicted: the CP must not run the queue (protected by the CP lock)
- * @cp_node: on the GPU's CP queue list
+ * @cp_node: on its process's CP queue list (@pdd->cp_queues)
  * @cp_round: the last CP round that visited the queue (CP lock)
  * @gfx9: the machine-code dispatch under way, or NULL (CP lock)
  */

@@ -101,19 +101,23 @@ extern const struct kfdsim_asic kfdsim_gfx906;
  *        dropped between slices), so whoever takes it knows no packet of
  *        any queue of this GPU is mid-execution; others take it with
  *        kfdsim_cp_lock()
- * @queues: the queues of all processes on this GPU, in the order the
- *          current round visits them (a visited queue moves to the tail)
+ * @procs: the processes with queues on this GPU (their
+ *         kfd_process_device.cp_node), in the order the current round
+ *         gives them their turns (a process moves to the tail at its turn);
+ *         each holds its queues on its own list
  * @round: number of the current round; see kfd_queue.cp_round
- * @waiters: callers of kfdsim_cp_lock() waiting for @lock
+ * @lock_asked: kfdsim_cp_lock() calls so far (counted before the wait)
+ * @lock_got: kfdsim_cp_lock() calls that got @lock so far
  * @wq: @thread sleeps here while no queue may run
  * @kick: set when a queue may have become runnable
  */
 struct kfdsim_cp {
 	struct task_struct *thread;
 	struct mutex lock;		/* see above */
-	struct list_head queues;
+	struct list_head procs;
 	u64 round;
-	atomic_t waiters;
+	atomic_long_t lock_asked;
+	atomic_long_t lock_got;
 	wait_queue_head_t wq;
 	atomic_t kick;
 };

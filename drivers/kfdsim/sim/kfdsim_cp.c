@@ -2,21 +2,24 @@
 /*
  * The command processor of a simulated GPU.
  *
- * One kthread per GPU walks the GPU's queues round-robin. For each runnable
- * queue it compares the read pointer with the write pointer the process
- * published (doorbell, and for AQL also the write index in memory), fetches
- * packets from the ring through the process's GPU page table and executes
- * them, for at most one time slice per queue per round.
+ * One kthread per GPU serves the GPU's queues, round-robin per process and
+ * then per queue: each round gives every process with queues on the GPU
+ * one turn, in which its queues are tried in turn until one makes progress
+ * in its time slice. For a queue it compares the read pointer with the
+ * write pointer the process published (doorbell, and for AQL also the
+ * write index in memory), fetches packets from the ring through the
+ * process's GPU page table and executes them, for at most one time slice.
  *
  * Doorbell writes are plain memory writes the CPU cannot trap, so the thread
  * polls, backing off from KFDSIM_CP_POLL_MIN_US to KFDSIM_CP_POLL_MAX_US while
  * nothing happens, and sleeps without polling while no queue may run at all.
  *
- * The thread holds cp->lock for one queue's slice at a time and drops it
- * between queues, so anyone who takes the lock knows no packet is
- * mid-execution, and waits for at most one slice of one queue whoever owns
- * it: the kernels and the SDMA engine stop at a workgroup or packet boundary
- * once the slice's deadline passed, a workgroup has at most
+ * The thread holds cp->lock for one process's turn at a time (at most one
+ * slice that makes progress) and drops it between turns, so anyone who
+ * takes the lock knows no packet is mid-execution, and waits for at most
+ * one slice whoever owns it: the kernels and the SDMA engine stop at a
+ * workgroup or packet boundary once the slice's deadline passed, a
+ * workgroup has at most
  * KFDSIM_MAX_WG_SIZE work-items and an SDMA packet moves at most 4 MiB, and
  * the dispatch progress is saved in the queue state, as for preemption. So
  * one process's queues cannot hold up another's queue management, eviction
@@ -560,31 +563,40 @@ static enum kfdsim_run kfdsim_run_queue(struct kfd_queue *q)
  * kfdsim_cp_lock - take the CP lock from outside the CP thread
  * @cp: the command processor
  *
- * The thread drops the lock between two slices and, while anyone waits in
- * here, lets them have it before it takes the lock again: a plain
- * mutex_lock() could lose the race to the thread for many slices in a row.
+ * The thread drops the lock between two turns and lets those who wait in
+ * here at that moment have it before it takes the lock again: a plain
+ * mutex_lock() could lose the race to the thread for many turns in a row.
  */
 void kfdsim_cp_lock(struct kfdsim_cp *cp)
 {
-	atomic_inc(&cp->waiters);
+	atomic_long_inc(&cp->lock_asked);
 	mutex_lock(&cp->lock);
-	if (atomic_dec_and_test(&cp->waiters))
-		wake_up_var(&cp->waiters);
+	atomic_long_inc(&cp->lock_got);
+	wake_up_var(&cp->lock_got);
 }
 
-/* Between two slices: wait (briefly) until kfdsim_cp_lock() callers got in. */
+/*
+ * Between two turns: stand back (briefly) until as many kfdsim_cp_lock()
+ * callers got the lock as were waiting for it now. Callers that come later
+ * do not lengthen the wait, so the thread yields at most once per turn and
+ * a process that keeps taking the lock (UPDATE_QUEUE in a loop) cannot
+ * hold up the CP for everyone.
+ */
 static void kfdsim_cp_yield(struct kfdsim_cp *cp)
 {
-	if (atomic_read(&cp->waiters))
-		wait_var_event_timeout(&cp->waiters,
-				       !atomic_read(&cp->waiters),
+	long target = atomic_long_read(&cp->lock_asked);
+
+	if (target - atomic_long_read(&cp->lock_got) > 0)
+		wait_var_event_timeout(&cp->lock_got,
+				       atomic_long_read(&cp->lock_got) -
+				       target >= 0,
 				       KFDSIM_CP_YIELD_JIFFIES);
 	cond_resched();
 }
 
 /*
  * Run one slice of @q with the CP lock held; returns whether @q may run.
- * The lock is taken per queue, so whoever waits for it waits one slice.
+ * *@busy is set when the slice made progress.
  */
 static bool kfdsim_cp_slice(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 			    bool *busy)
@@ -604,29 +616,67 @@ static bool kfdsim_cp_slice(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 }
 
 /*
- * One round over all queues; returns whether any queue may run. A visited
- * queue moves to the tail, so the round ends when the head has been
- * visited; a queue added meanwhile runs in this round or the next.
+ * The turn of @pdd's process in round @round: its queues in round-robin
+ * order until one makes progress in its slice (a queue with nothing to do
+ * passes the turn on to the next). Each visited queue moves to the tail,
+ * so the next turn starts with the queue after the one that ran. Returns
+ * whether any of its queues may run; *@busy is set if one made progress.
+ */
+static bool kfdsim_cp_turn(struct kfdsim_gpu *gpu,
+			   struct kfd_process_device *pdd, u64 round,
+			   bool *busy)
+{
+	struct kfd_queue *q;
+	bool runnable = false, progress = false;
+
+	while (!progress) {
+		q = list_first_entry(&pdd->cp_queues, struct kfd_queue,
+				     cp_node);
+		if (q->cp_round == round)
+			break;
+		q->cp_round = round;
+		list_move_tail(&q->cp_node, &pdd->cp_queues);
+		if (kfdsim_cp_slice(gpu, q, &progress))
+			runnable = true;
+	}
+	if (progress)
+		*busy = true;
+	return runnable;
+}
+
+/*
+ * One round: each process with queues on the GPU gets one turn, in
+ * round-robin order, so a process's share of the CP does not grow with its
+ * number of queues. Returns whether any queue may run. A process that
+ * had its turn moves to the tail, so the round ends when the head has had
+ * its turn; a process that adds its first queue meanwhile gets its turn in
+ * this round or the next. The lock is held for one turn (at most one slice
+ * that makes progress, plus looks at idle queues) and dropped between
+ * turns, so whoever waits for it waits one slice.
  */
 static bool kfdsim_cp_round(struct kfdsim_gpu *gpu, bool *busy)
 {
 	struct kfdsim_cp *cp = gpu->cp;
-	struct kfd_queue *q;
+	struct kfd_process_device *pdd;
 	bool runnable = false;
 	u64 round;
 
 	mutex_lock(&cp->lock);
 	round = ++cp->round;
 	for (;;) {
-		q = list_first_entry_or_null(&cp->queues, struct kfd_queue,
-					     cp_node);
-		if (!q || q->cp_round == round)
+		pdd = list_first_entry_or_null(&cp->procs,
+					       struct kfd_process_device,
+					       cp_node);
+		if (!pdd || pdd->cp_round == round)
 			break;
-		q->cp_round = round;
-		list_move_tail(&q->cp_node, &cp->queues);
-		if (kfdsim_cp_slice(gpu, q, busy))
+		pdd->cp_round = round;
+		list_move_tail(&pdd->cp_node, &cp->procs);
+		if (kfdsim_cp_turn(gpu, pdd, round, busy))
 			runnable = true;
-		/* Let whoever waits for the lock in between two slices. */
+		/*
+		 * Let whoever waits for the lock in between two turns; @pdd
+		 * may be gone once the lock is dropped.
+		 */
 		mutex_unlock(&cp->lock);
 		kfdsim_cp_yield(cp);
 		mutex_lock(&cp->lock);
@@ -683,9 +733,10 @@ int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 		return -ENOMEM;
 	gpu->cp = cp;
 	mutex_init(&cp->lock);
-	INIT_LIST_HEAD(&cp->queues);
+	INIT_LIST_HEAD(&cp->procs);
 	cp->round = 0;
-	atomic_set(&cp->waiters, 0);
+	atomic_long_set(&cp->lock_asked, 0);
+	atomic_long_set(&cp->lock_got, 0);
 	init_waitqueue_head(&cp->wq);
 	atomic_set(&cp->kick, 0);
 	cp->thread = kthread_run(kfdsim_cp_thread, gpu, "kfdsim_cp%u",
@@ -701,23 +752,34 @@ int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 	return 0;
 }
 
-/* Every process is gone by now, so the queue list is empty. */
+/* Every process is gone by now, so the process list is empty. */
 void kfdsim_cp_fini(struct kfdsim_gpu *gpu)
 {
 	kthread_stop(gpu->cp->thread);
-	WARN_ON(!list_empty(&gpu->cp->queues));
+	WARN_ON(!list_empty(&gpu->cp->procs));
 	mutex_destroy(&gpu->cp->lock);
 	kfree(gpu->cp);
 	gpu->cp = NULL;
 }
 
+/*
+ * The CP keeps a list of the processes with queues on the GPU and, for each,
+ * a list of its queues: a process joins with its first queue (at the tail,
+ * so it gets its turn in this round or the next) and leaves with its last.
+ */
 void kfdsim_cp_add_queue(struct kfd_queue *q)
 {
-	struct kfdsim_gpu *gpu = q->pdd->gpu->adev;
+	struct kfd_process_device *pdd = q->pdd;
+	struct kfdsim_gpu *gpu = pdd->gpu->adev;
 
 	kfdsim_cp_lock(gpu->cp);
+	if (!pdd->cp_nr_queues++) {
+		INIT_LIST_HEAD(&pdd->cp_queues);
+		pdd->cp_round = 0;
+		list_add_tail(&pdd->cp_node, &gpu->cp->procs);
+	}
 	q->cp_round = 0;
-	list_add_tail(&q->cp_node, &gpu->cp->queues);
+	list_add_tail(&q->cp_node, &pdd->cp_queues);
 	mutex_unlock(&gpu->cp->lock);
 	kfdsim_cp_kick(gpu);
 }
@@ -729,6 +791,8 @@ void kfdsim_cp_remove_queue(struct kfd_queue *q)
 
 	kfdsim_cp_lock(cp);
 	list_del(&q->cp_node);
+	if (!--q->pdd->cp_nr_queues)
+		list_del(&q->pdd->cp_node);
 	kfdsim_gfx9_free(&q->gfx9);
 	mutex_unlock(&cp->lock);
 }

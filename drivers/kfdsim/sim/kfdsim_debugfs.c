@@ -74,6 +74,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(kfdsim_cp_fail_fops, kfdsim_cp_fail_get,
 
 static int kfdsim_queues_show(struct seq_file *m, void *unused)
 {
+	struct kfd_process_device *pdd;
 	struct kfd_queue *q;
 	unsigned int i;
 
@@ -82,14 +83,16 @@ static int kfdsim_queues_show(struct seq_file *m, void *unused)
 		struct kfdsim_cp *cp = kfdsim_gpus[i]->cp;
 
 		kfdsim_cp_lock(cp);
-		list_for_each_entry(q, &cp->queues, cp_node)
-			seq_printf(m, "%u %d %u %u %llu %u %u 0x%x %d\n",
-				   kfdsim_gpus[i]->gpu_id,
-				   task_tgid_nr(q->pdd->p->lead_thread), q->id,
-				   q->type, q->state.rptr,
-				   q->state.progress.iteration,
-				   q->state.progress.next_wg, q->state.flags,
-				   q->evicted);
+		list_for_each_entry(pdd, &cp->procs, cp_node) {
+			list_for_each_entry(q, &pdd->cp_queues, cp_node)
+				seq_printf(m, "%u %d %u %u %llu %u %u 0x%x %d\n",
+					   kfdsim_gpus[i]->gpu_id,
+					   task_tgid_nr(pdd->p->lead_thread),
+					   q->id, q->type, q->state.rptr,
+					   q->state.progress.iteration,
+					   q->state.progress.next_wg,
+					   q->state.flags, q->evicted);
+		}
 		mutex_unlock(&cp->lock);
 	}
 	return 0;
