@@ -356,6 +356,8 @@ static const struct gfx9_op *gfx9_lookup(u8 fmt, u32 a)
 		return &gfx9_ds_ops[(a >> 17) & 0xff];
 	case GFX9_FMT_FLAT:
 		return &gfx9_flat_ops[(a >> 18) & 0x7f];
+	case GFX9_FMT_MUBUF:
+		return &gfx9_mubuf_ops[(a >> 18) & 0x7f];
 	default:
 		return NULL;
 	}
