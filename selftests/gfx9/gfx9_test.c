@@ -864,6 +864,73 @@ TEST_F(gfx9, s_trap_stops_queue)
 	EXPECT_EQ(0x5a5a5a5au, word);
 }
 
+static uint32_t g9_sat_u(int64_t r)
+{
+	return r < 0 ? 0 : r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+}
+
+static uint32_t g9_sat_i(int64_t r)
+{
+	return (uint32_t)(r < INT32_MIN ? INT32_MIN :
+			  r > INT32_MAX ? INT32_MAX : r);
+}
+
+/*
+ * VOP3 clamp on integer add and subtract (gfx9/kernels/clamp.s): the
+ * result saturates at the limits of the operation's type; edge cases and
+ * random pairs, expected values computed here in 64-bit arithmetic.
+ */
+TEST_F(gfx9, integer_clamp_saturates)
+{
+	static const uint32_t edge[][2] = {
+		{ 0, 0 }, { 0xffffffff, 1 }, { 1, 0xffffffff },
+		{ 0x7fffffff, 1 }, { 0x80000000, 0xffffffff },
+		{ 0x80000000, 1 }, { 0x7fffffff, 0x80000000 },
+		{ 0x80000000, 0x7fffffff }, { 5, 7 }, { 7, 5 },
+		{ 0xfffffffe, 0 }, { 0xffffffff, 0xffffffff },
+		{ 0x7fffffff, 0xffffffff }, { 0x40000000, 0x40000000 },
+	};
+	const uint32_t n = 256;
+	struct kg_bo in, out;
+	struct g9_kernel k;
+	uint32_t *a, *o, g, want[8], x, y, c;
+	int j;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "clamp", G9_RSRC2_USER_SGPRS(2) |
+			     G9_RSRC2_WGID_X, G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 8 * n, KT_GTT | KT_WRITABLE, 0,
+			       &in));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 32 * n, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	a = in.cpu;
+	o = out.cpu;
+	g9_fill(a, 2 * n, 7);
+	/* Half of the random pairs near the limits. */
+	for (g = 64; g < n; g += 2)
+		a[2 * g] |= 0x7ff00000;
+	memcpy(a, edge, sizeof(edge));
+	memset(o, 0xee, 32 * n);
+	((uint64_t *)k.kernarg)[0] = in.va;
+	((uint64_t *)k.kernarg)[1] = out.va;
+	ASSERT_EQ(0, g9_run1(&self->rt, &k, n, 64));
+	for (g = 0; g < n; g++) {
+		x = a[2 * g];
+		y = a[2 * g + 1];
+		c = g & 1;
+		want[0] = g9_sat_u((int64_t)x + y);
+		want[1] = g9_sat_u((int64_t)x - y);
+		want[2] = g9_sat_u((int64_t)y - x);
+		want[3] = g9_sat_i((int64_t)(int32_t)x + (int32_t)y);
+		want[4] = g9_sat_i((int64_t)(int32_t)x - (int32_t)y);
+		want[5] = want[0];
+		want[6] = want[1];
+		want[7] = g9_sat_u((int64_t)x + y + c);
+		for (j = 0; j < 8; j++)
+			ASSERT_EQ(want[j], o[8 * g + j])
+				TH_LOG("item %u op %d: 0x%x, 0x%x", g, j, x, y);
+	}
+}
+
 /* The scratch kernel (gfx9/kernels/scratch.s). */
 #define G9_KCP_PRIVATE_BUFFER	(1u << 0)
 #define G9_KCP_FLAT_SCRATCH	(1u << 5)

@@ -174,6 +174,7 @@ struct gfx9_vop_op {
 #define GFX9_VOP_VOP3B		BIT(0)	/* VOP3 form has an SGPR carry-out */
 #define GFX9_VOP_FLOAT		BIT(1)	/* abs/neg/clamp/omod apply */
 #define GFX9_VOP_SGPR_DST	BIT(2)	/* vdst names an SGPR */
+#define GFX9_VOP_CLAMP_INT	BIT(3)	/* integer op whose clamp saturates */
 
 /**
  * struct gfx9_disp - a dispatch of machine code in progress
