@@ -223,6 +223,44 @@ static enum kfdsim_run kfdsim_queue_error(struct kfd_queue *q, int err,
 	return KFDSIM_RUN_IDLE;
 }
 
+/*
+ * A dispatch needs more scratch than the queue's amd_queue_t gives. As gfx9
+ * CP firmware does, ask the runtime for it: store INSUFFICIENT_SCRATCH (1)
+ * into the queue's inactive signal and fire its event (ROCr's
+ * DynamicScratchHandler grows the queue's scratch, rewrites the scratch
+ * fields of amd_queue_t and stores 0). The packet stays in place; every
+ * poll tries it again, and asks again only once the signal is back to 0.
+ * A queue without an inactive signal cannot ask: it stops.
+ */
+static enum kfdsim_run kfdsim_scratch_request(struct kfd_queue *q,
+					      const struct kfdsim_dispatch_error *why)
+{
+	struct kfdsim_vm *vm = &q->pdd->vm;
+	u64 base = kfdsim_amd_queue(q), sig = 0;
+	struct kfdsim_fault fault;
+	s64 value;
+
+	if (base && kfdsim_vm_read(vm, base + KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL,
+				   &sig, sizeof(sig), &fault))
+		sig = 0;
+	if (!sig)
+		return kfdsim_queue_error(q, -ENOEXEC, NULL, why);
+	if (kfdsim_vm_read(vm, sig + offsetof(struct kfdsim_signal, value),
+			   &value, sizeof(value), &fault))
+		return kfdsim_queue_error(q, -EFAULT, &fault, NULL);
+	if (value)
+		return KFDSIM_RUN_IDLE;	/* the runtime is at it */
+	value = KFDSIM_AQL_ERROR_INSUFFICIENT_SCRATCH;
+	if (kfdsim_vm_write(vm, sig + offsetof(struct kfdsim_signal, value),
+			    &value, sizeof(value), &fault))
+		return kfdsim_queue_error(q, -EFAULT, &fault, NULL);
+	pr_debug("gpu %u queue %u: dispatch at rptr 0x%llx waits for scratch\n",
+		 q->pdd->user_gpu_id, q->id, q->state.rptr);
+	if (kfdsim_signal_fire(q, sig, &fault))
+		return kfdsim_queue_error(q, -EFAULT, &fault, NULL);
+	return KFDSIM_RUN_IDLE;
+}
+
 /* Is a barrier packet's condition met? */
 static int kfdsim_barrier_ready(struct kfd_queue *q,
 				const struct kfdsim_aql_barrier *b, bool any,
@@ -260,6 +298,8 @@ static int kfdsim_run_gfx9(struct kfd_queue *q, u64 slot,
 		.vm = &q->pdd->vm,
 		.packet_va = slot,
 		.queue_va = kfdsim_amd_queue(q),
+		/* SET_SCRATCH_BACKING_VA takes the address in 64 KiB units. */
+		.scratch_backing_va = q->pdd->scratch_backing_va << 16,
 		.dispatch_id = q->state.rptr,
 		.gpu_id = q->pdd->user_gpu_id,
 		.queue_id = q->id,
@@ -421,6 +461,8 @@ static enum kfdsim_run kfdsim_run_aql(struct kfd_queue *q, u64 deadline)
 							deadline, &fault, &why);
 			if (ret == -EAGAIN)
 				return KFDSIM_RUN_BUSY;
+			if (ret == -ENOSPC)
+				return kfdsim_scratch_request(q, &why);
 			sig = pkt.dispatch.completion_signal;
 			break;
 		case KFDSIM_AQL_TYPE_BARRIER_AND:

@@ -132,6 +132,17 @@ struct kfdsim_signal {
 #define KFDSIM_AMD_QUEUE_WRITE_DISPATCH_ID	56
 #define KFDSIM_AMD_QUEUE_READ_DISPATCH_ID	128
 #define KFDSIM_AMD_QUEUE_INACTIVE_SIGNAL	192
+/*
+ * The scratch fields of amd_queue_t the CP reads when a dispatch needs a
+ * private segment (Documentation/gfx9-engine.rst, "Scratch"):
+ * compute_tmpring_size (WAVES [11:0], WAVESIZE [24:12] in KiB per wave),
+ * the scratch buffer resource (4 dwords) and
+ * scratch_backing_memory_location (added to the process's
+ * SET_SCRATCH_BACKING_VA address: the queue's scratch base).
+ */
+#define KFDSIM_AMD_QUEUE_TMPRING_SIZE		140
+#define KFDSIM_AMD_QUEUE_SCRATCH_RSRC		144
+#define KFDSIM_AMD_QUEUE_SCRATCH_LOCATION	160
 
 /*
  * The codes, with the hsa_status_t ROCr 5.2 reports for them:
@@ -144,6 +155,15 @@ struct kfdsim_signal {
  * than KFDSIM_MAX_WG_SIZE (INVALID_ARGUMENT); VENDOR_PACKET: a
  * vendor-specific packet (INVALID_PACKET_FORMAT).
  */
+/*
+ * INSUFFICIENT_SCRATCH: the dispatch needs more scratch per wave, or more
+ * waves of scratch, than the queue's compute_tmpring_size gives. On a ROCr
+ * queue it is a request, not an error: the queue waits with the packet in
+ * place until the runtime has grown the scratch (ROCr's dynamic scratch
+ * handler) and stored 0 into the signal, then tries the dispatch again. A
+ * queue without ROCr's layout stops.
+ */
+#define KFDSIM_AQL_ERROR_INSUFFICIENT_SCRATCH	0x1
 #define KFDSIM_AQL_ERROR_INVALID_DIM		0x2
 #define KFDSIM_AQL_ERROR_INVALID_CODE		0x8
 #define KFDSIM_AQL_ERROR_INVALID_FORMAT		0x20

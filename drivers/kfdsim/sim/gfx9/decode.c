@@ -256,13 +256,15 @@ static int gfx9_run_vop(struct gfx9_disp *d, struct gfx9_wave *w,
 {
 	const struct gfx9_vop_op *op = &gfx9_vop_ops[in->op];
 	unsigned int i;
+	bool clamp_bad;
 
 	if (!op->fn)
 		return gfx9_illegal(d, w, in, "VOP opcode not implemented");
-	if (v->e64 && (op->flags & GFX9_VOP_VOP3B) && (v->abs || v->clamp))
+	clamp_bad = v->clamp && !(op->flags & GFX9_VOP_CLAMP_INT);
+	if (v->e64 && (op->flags & GFX9_VOP_VOP3B) && (v->abs || clamp_bad))
 		return gfx9_illegal(d, w, in, "VOP3b modifiers");
 	if (!(op->flags & GFX9_VOP_FLOAT) &&
-	    (v->abs || v->neg || v->clamp || v->omod))
+	    (v->abs || v->neg || clamp_bad || v->omod))
 		return gfx9_illegal(d, w, in,
 				    "modifiers on an integer VOP are not implemented");
 	for (i = 0; i < 3; i++)
@@ -356,6 +358,8 @@ static const struct gfx9_op *gfx9_lookup(u8 fmt, u32 a)
 		return &gfx9_ds_ops[(a >> 17) & 0xff];
 	case GFX9_FMT_FLAT:
 		return &gfx9_flat_ops[(a >> 18) & 0x7f];
+	case GFX9_FMT_MUBUF:
+		return &gfx9_mubuf_ops[(a >> 18) & 0x7f];
 	default:
 		return NULL;
 	}

@@ -18,6 +18,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -31,7 +32,6 @@
 
 /* Code object v3+ kernel descriptor (64 bytes), byte offsets. */
 #define KD_GROUP_SEGMENT	0
-#define KD_PRIVATE_SEGMENT	4
 #define KD_ENTRY_OFFSET		16
 #define KD_RSRC3		44
 #define KD_RSRC1		48
@@ -42,7 +42,6 @@
 /* The legacy amd_kernel_code_t (256 bytes) of ROCr's own blit kernels. */
 #define AKC_MACHINE_KIND	8
 #define AKC_PROPERTIES		56
-#define AKC_PRIVATE_SEGMENT	60
 #define AKC_GROUP_SEGMENT	64
 #define AKC_GRID_COUNT_XYZ	GENMASK(9, 7)
 #define AKC_READ		68	/* the fields above */
@@ -70,8 +69,10 @@
 #define RSRC2_WORKGROUP_INFO		BIT(10)
 #define RSRC2_WORKITEM_IDS(r)		(((r) >> 11) & 3)
 
-/* amd_queue_t: the scratch buffer descriptor ROCr prepares. */
-#define AMD_QUEUE_SCRATCH_RSRC		144
+/* COMPUTE_TMPRING_SIZE in amd_queue_t: scratch wave slots and their size. */
+#define TMPRING_WAVES(t)		((t) & 0xfff)
+#define TMPRING_WAVESIZE(t)		(((t) >> 12) & 0x1fff)
+#define TMPRING_UNIT			SZ_1K
 
 static int gfx9_refuse(struct gfx9_disp *d, struct kfdsim_dispatch_error *err,
 		       u32 code, const char *what)
@@ -149,7 +150,6 @@ static int gfx9_descriptor(struct gfx9_disp *d, const u8 *kd,
 	if (gfx9_legacy(kd)) {
 		/* amd_kernel_code_t version 1 for an AMDGPU machine */
 		memcpy(&props, kd + AKC_PROPERTIES, sizeof(props));
-		memcpy(&d->private_size, kd + AKC_PRIVATE_SEGMENT, sizeof(u32));
 		memcpy(&group, kd + AKC_GROUP_SEGMENT, sizeof(u32));
 		if (props & AKC_GRID_COUNT_XYZ)
 			return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INVALID_CODE,
@@ -159,7 +159,6 @@ static int gfx9_descriptor(struct gfx9_disp *d, const u8 *kd,
 
 		memcpy(&p16, kd + KD_PROPERTIES, sizeof(p16));
 		props = p16;
-		memcpy(&d->private_size, kd + KD_PRIVATE_SEGMENT, sizeof(u32));
 		memcpy(&group, kd + KD_GROUP_SEGMENT, sizeof(u32));
 		if (props & KCP_WAVEFRONT_SIZE32)
 			return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INVALID_CODE,
@@ -179,6 +178,63 @@ static int gfx9_descriptor(struct gfx9_disp *d, const u8 *kd,
 	return 0;
 }
 
+/*
+ * The private segment (scratch) as gfx9 CP firmware sets it up from the
+ * queue's amd_queue_t: the buffer resource and the queue's scratch base
+ * for the user SGPRs, and COMPUTE_TMPRING_SIZE's slots. A dispatch whose
+ * packet asks for a private segment needs a slot of at least 64 lanes of
+ * it for each wave of a workgroup; the waves of the running workgroup take
+ * the slots of their index (workgroups run one at a time here, and a
+ * workgroup's slots are free again when it ends, as on hardware).
+ *
+ * Returns -ENOSPC with @err filled when the queue has too little scratch:
+ * the CP asks the runtime for more and tries again later.
+ */
+static int gfx9_scratch(struct gfx9_disp *d, const struct kfdsim_gfx9_queue *q,
+			struct kfdsim_fault *fault,
+			struct kfdsim_dispatch_error *err)
+{
+	u32 tmpring = 0, waves;
+	u64 location = 0, need;
+	int ret;
+
+	if (d->pkt.private_segment_size > SZ_16M)
+		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INVALID_CODE,
+				   "dispatch asks for more than 16 MiB of scratch per work-item");
+	d->private_size = ALIGN(d->pkt.private_segment_size, 4);
+	if (!q->queue_va) {
+		if (!d->private_size)
+			return 0;
+		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INSUFFICIENT_SCRATCH,
+				   "dispatch needs scratch, and the queue has no amd_queue_t to give it");
+	}
+	ret = kfdsim_vm_read(q->vm, q->queue_va + KFDSIM_AMD_QUEUE_TMPRING_SIZE,
+			     &tmpring, sizeof(tmpring), fault);
+	if (!ret)
+		ret = kfdsim_vm_read(q->vm,
+				     q->queue_va + KFDSIM_AMD_QUEUE_SCRATCH_RSRC,
+				     d->scratch_rsrc, sizeof(d->scratch_rsrc),
+				     fault);
+	if (!ret)
+		ret = kfdsim_vm_read(q->vm, q->queue_va +
+				     KFDSIM_AMD_QUEUE_SCRATCH_LOCATION,
+				     &location, sizeof(location), fault);
+	if (ret)
+		return ret;
+	d->scratch_init = q->scratch_backing_va + location;
+	if (!d->private_size)
+		return 0;
+	need = DIV_ROUND_UP((u64)d->private_size * GFX9_LANES, TMPRING_UNIT);
+	waves = DIV_ROUND_UP(d->wg[0] * d->wg[1] * d->wg[2], GFX9_LANES);
+	if (TMPRING_WAVESIZE(tmpring) < need || TMPRING_WAVES(tmpring) < waves) {
+		err->code = KFDSIM_AQL_ERROR_INSUFFICIENT_SCRATCH;
+		err->what = "dispatch needs more scratch than its queue has";
+		return -ENOSPC;
+	}
+	d->scratch_wave = TMPRING_WAVESIZE(tmpring) * TMPRING_UNIT;
+	return 0;
+}
+
 /* The workgroup's size in each dimension: the last ones may be partial. */
 static void gfx9_wg_dims(const struct gfx9_disp *d, const u32 *id, u32 *size)
 {
@@ -189,8 +245,7 @@ static void gfx9_wg_dims(const struct gfx9_disp *d, const u32 *id, u32 *size)
 }
 
 static void gfx9_wave_init(struct gfx9_disp *d, struct gfx9_wave *w,
-			   unsigned int idx, const u32 *id, const u32 *size,
-			   const u32 *scratch_rsrc)
+			   unsigned int idx, const u32 *id, const u32 *size)
 {
 	u32 items = size[0] * size[1] * size[2], user = RSRC2_USER_SGPRS(d->rsrc2);
 	u32 vals[16], n = 0, i, l, flat;
@@ -209,7 +264,7 @@ static void gfx9_wave_init(struct gfx9_disp *d, struct gfx9_wave *w,
 	/* User SGPRs, in the order AMDGPUUsage gives. */
 	if (d->props & KCP_PRIVATE_SEGMENT_BUFFER)
 		for (i = 0; i < 4; i++)
-			vals[n++] = scratch_rsrc[i];
+			vals[n++] = d->scratch_rsrc[i];
 	if (d->props & KCP_DISPATCH_PTR) {
 		vals[n++] = lower_32_bits(d->q->packet_va);
 		vals[n++] = upper_32_bits(d->q->packet_va);
@@ -227,8 +282,8 @@ static void gfx9_wave_init(struct gfx9_disp *d, struct gfx9_wave *w,
 		vals[n++] = upper_32_bits(d->q->dispatch_id);
 	}
 	if (d->props & KCP_FLAT_SCRATCH_INIT) {
-		vals[n++] = 0;	/* scratch is not modelled yet */
-		vals[n++] = 0;
+		vals[n++] = lower_32_bits(d->scratch_init);
+		vals[n++] = upper_32_bits(d->scratch_init);
 	}
 	if (d->props & KCP_PRIVATE_SEGMENT_SIZE)
 		vals[n++] = d->private_size;
@@ -245,8 +300,9 @@ static void gfx9_wave_init(struct gfx9_disp *d, struct gfx9_wave *w,
 		w->sreg[n++] = id[2];
 	if (d->rsrc2 & RSRC2_WORKGROUP_INFO)
 		w->sreg[n++] = (idx == 0 ? BIT(31) : 0) | d->nwaves;
+	/* The wave's scratch slot: its index in the workgroup. */
 	if (d->rsrc2 & RSRC2_PRIVATE_SEGMENT)
-		w->sreg[n++] = 0;	/* scratch wave offset */
+		w->sreg[n++] = idx * d->scratch_wave;
 
 	/* VGPR0-2: the work-item id in each dimension; EXEC: live lanes. */
 	for (l = 0; l < GFX9_LANES; l++) {
@@ -263,7 +319,7 @@ static void gfx9_wave_init(struct gfx9_disp *d, struct gfx9_wave *w,
 	gfx9_set_sreg64(w, GFX9_EXEC_LO, exec);
 }
 
-static void gfx9_wg_launch(struct gfx9_disp *d, const u32 *scratch_rsrc)
+static void gfx9_wg_launch(struct gfx9_disp *d)
 {
 	u32 id[3], size[3], items, i, rest = d->wg_index;
 
@@ -278,7 +334,7 @@ static void gfx9_wg_launch(struct gfx9_disp *d, const u32 *scratch_rsrc)
 	       GFX9_LANES * sizeof(u32));
 	memset(d->lds, 0, d->lds_size);
 	for (i = 0; i < d->nwaves; i++)
-		gfx9_wave_init(d, &d->waves[i], i, id, size, scratch_rsrc);
+		gfx9_wave_init(d, &d->waves[i], i, id, size);
 	d->next_wave = 0;
 	d->wg_started = true;
 }
@@ -388,6 +444,8 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 	ret = gfx9_geometry(d, err);
 	if (!ret)
 		ret = gfx9_descriptor(d, kd, err);
+	if (!ret)
+		ret = gfx9_scratch(d, q, fault, err);
 	if (!ret && prog->iteration)
 		ret = -EINVAL;
 	if (!ret && prog->next_wg >= d->wgs)
@@ -429,7 +487,9 @@ fail:
  * kept and @prog updated; -EFAULT on a GPU page fault; -ENOEXEC for a
  * dispatch the engine refuses or a wave that traps (illegal instruction,
  * s_trap), with @err filled (the text stays valid until the state is
- * freed); -EINVAL if @prog lies outside the dispatch; -ENOMEM.
+ * freed); -ENOSPC when the dispatch needs more scratch than the queue's
+ * amd_queue_t gives (@err filled; nothing ran, the state is not kept);
+ * -EINVAL if @prog lies outside the dispatch; -ENOMEM.
  */
 int kfdsim_gfx9_run(struct kfdsim_gfx9_dispatch **state,
 		    const struct kfdsim_gfx9_queue *q,
@@ -438,8 +498,6 @@ int kfdsim_gfx9_run(struct kfdsim_gfx9_dispatch **state,
 		    struct kfdsim_fault *fault,
 		    struct kfdsim_dispatch_error *err)
 {
-	u32 scratch_rsrc[4] = {};
-	struct kfdsim_fault ignored;
 	struct gfx9_disp *d;
 	int ret;
 
@@ -456,13 +514,10 @@ int kfdsim_gfx9_run(struct kfdsim_gfx9_dispatch **state,
 	d->vm = q->vm;
 	d->q = q;
 	d->fault = fault;
-	if (q->queue_va)
-		kfdsim_vm_read(q->vm, q->queue_va + AMD_QUEUE_SCRATCH_RSRC,
-			       scratch_rsrc, sizeof(scratch_rsrc), &ignored);
 
 	while (d->wg_index < d->wgs) {
 		if (!d->wg_started)
-			gfx9_wg_launch(d, scratch_rsrc);
+			gfx9_wg_launch(d);
 		ret = gfx9_wg_run(d, deadline_ns);
 		if (ret == -EAGAIN) {
 			prog->iteration = 0;

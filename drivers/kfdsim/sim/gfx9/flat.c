@@ -9,7 +9,10 @@
  *          addr [7:0]
  *
  * Every lane's access goes through the process's GPU page table; a flat
- * address inside the LDS aperture reaches the workgroup's LDS instead.
+ * address inside the LDS aperture reaches the workgroup's LDS instead, one
+ * in the private aperture the lane's scratch (gfx9_scratch_xfer(), from
+ * FLAT_SCRATCH, laid out as mubuf.c says). SCRATCH_* (segment 1) take the
+ * same path with a private offset from a VGPR or an SGPR.
  * Accesses complete in lane order before the next instruction, so
  * s_waitcnt never waits. Atomics are atomic against the CPU and other
  * queues (locked read-modify-write on the page).
@@ -148,6 +151,35 @@ static u8 *flat_lds(struct gfx9_disp *d, u64 off, u32 len)
 	return d->lds + off;
 }
 
+/*
+ * SCRATCH_*: a lane's private offset is the VGPR, or the SGPR saddr names
+ * for every lane, plus the 13-bit signed offset; it becomes an address in
+ * the private aperture, which flat_xfer() takes to the lane's scratch.
+ */
+static int flat_scratch_addrs(struct gfx9_disp *d, struct gfx9_wave *w,
+			      const struct gfx9_insn *in, u64 *va)
+{
+	u32 a = in->dw[0], b = in->dw[1];
+	u32 saddr = (b >> 16) & 0x7f, addr = b & 0xff, off;
+	u64 exec = gfx9_exec(w);
+	unsigned int l;
+
+	off = sign_extend32(a & 0x1fff, 12);
+	if (saddr != FLAT_SADDR_OFF) {
+		if (!gfx9_sdst_valid(saddr, false))
+			return gfx9_illegal(d, w, in, "SCRATCH saddr");
+		off += w->sreg[saddr];
+	} else if (addr >= d->nvgpr) {
+		return gfx9_illegal(d, w, in, "SCRATCH address VGPR");
+	}
+	for (l = 0; l < GFX9_LANES; l++)
+		if (exec & BIT_ULL(l))
+			va[l] = KFDSIM_SCRATCH_BASE +
+				(u32)(off + (saddr == FLAT_SADDR_OFF ?
+					     gfx9_vreg(w, addr)[l] : 0));
+	return 0;
+}
+
 /* The address of each active lane of a FLAT or GLOBAL instruction. */
 static int flat_addrs(struct gfx9_disp *d, struct gfx9_wave *w,
 		      const struct gfx9_insn *in, u64 *va)
@@ -159,10 +191,12 @@ static int flat_addrs(struct gfx9_disp *d, struct gfx9_wave *w,
 	s64 off;
 	unsigned int l;
 
-	if (seg == 1 || seg == 3)
-		return gfx9_illegal(d, w, in, "scratch instructions are not implemented");
+	if (seg == 3)
+		return gfx9_illegal(d, w, in, "FLAT segment 3");
 	if (a & BIT(13))
 		return gfx9_illegal(d, w, in, "FLAT lds");
+	if (seg == 1)
+		return flat_scratch_addrs(d, w, in, va);
 	if (seg == 2) {
 		off = sign_extend32(a & 0x1fff, 12);
 	} else {
@@ -191,7 +225,7 @@ static int flat_addrs(struct gfx9_disp *d, struct gfx9_wave *w,
 
 /* Read or write @len bytes of lane memory at @va (flat: maybe LDS). */
 static int flat_xfer(struct gfx9_disp *d, struct gfx9_wave *w,
-		     const struct gfx9_insn *in, u64 va, void *buf, u32 len,
+		     unsigned int lane, u64 va, void *buf, u32 len,
 		     bool write)
 {
 	u8 *p;
@@ -207,7 +241,8 @@ static int flat_xfer(struct gfx9_disp *d, struct gfx9_wave *w,
 		return 0;
 	}
 	if (flat_is_scratch(va))
-		return gfx9_illegal(d, w, in, "flat access to the scratch aperture");
+		return gfx9_scratch_xfer(d, w, lane, va - KFDSIM_SCRATCH_BASE,
+					 buf, len, write);
 	return write ? gfx9_mem_write(d, va, buf, len) :
 		       gfx9_mem_read(d, va, buf, len);
 }
@@ -240,7 +275,7 @@ static int flat_rw(struct gfx9_disp *d, struct gfx9_wave *w,
 		/* The _d16_hi stores take the high half of the dword. */
 		if (op == 0x19 || op == 0x1b)
 			val[0] >>= 16;
-		ret = flat_xfer(d, w, in, va[l], val, len, store);
+		ret = flat_xfer(d, w, l, va[l], val, len, store);
 		if (ret)
 			return ret;
 		if (store)

@@ -174,6 +174,7 @@ struct gfx9_vop_op {
 #define GFX9_VOP_VOP3B		BIT(0)	/* VOP3 form has an SGPR carry-out */
 #define GFX9_VOP_FLOAT		BIT(1)	/* abs/neg/clamp/omod apply */
 #define GFX9_VOP_SGPR_DST	BIT(2)	/* vdst names an SGPR */
+#define GFX9_VOP_CLAMP_INT	BIT(3)	/* integer op whose clamp saturates */
 
 /**
  * struct gfx9_disp - a dispatch of machine code in progress
@@ -187,7 +188,11 @@ struct gfx9_vop_op {
  * @rsrc1: COMPUTE_PGM_RSRC1
  * @rsrc2: COMPUTE_PGM_RSRC2
  * @props: the descriptor's kernel_code_properties enables
- * @private_size: private segment bytes per work-item
+ * @private_size: private segment bytes per work-item (the packet's,
+ *                rounded up to dwords)
+ * @scratch_rsrc: the queue's scratch buffer resource (user SGPRs)
+ * @scratch_init: the queue's scratch base (flat scratch init user SGPRs)
+ * @scratch_wave: bytes of scratch per wave slot (0: none)
  * @lds_size: group segment bytes per workgroup (descriptor + packet)
  * @grid: grid size per dimension
  * @wg: workgroup size per dimension
@@ -218,6 +223,9 @@ struct gfx9_disp {
 	u32 rsrc2;
 	u32 props;
 	u32 private_size;
+	u32 scratch_rsrc[4];
+	u64 scratch_init;
+	u32 scratch_wave;
 	u32 lds_size;
 	u32 grid[3];
 	u32 wg[3];
@@ -296,6 +304,7 @@ extern const struct gfx9_op gfx9_smem_ops[256];
 extern const struct gfx9_vop_op gfx9_vop_ops[1024];
 extern const struct gfx9_op gfx9_ds_ops[256];
 extern const struct gfx9_op gfx9_flat_ops[128];
+extern const struct gfx9_op gfx9_mubuf_ops[128];
 
 /* Float VOP operations (vop_fp.c), run between kernel_fpu_begin/end. */
 int gfx9_vop_fp(struct gfx9_disp *d, struct gfx9_wave *w,
@@ -329,5 +338,10 @@ u64 gfx9_atomic(void *ptr, unsigned int op, bool wide, u64 src, u64 cmp);
 int gfx9_mem_read(struct gfx9_disp *d, u64 va, void *buf, size_t len);
 int gfx9_mem_write(struct gfx9_disp *d, u64 va, const void *buf,
 		   size_t len);
+
+/* A lane's access to its private segment from FLAT_SCRATCH (mubuf.c). */
+int gfx9_scratch_xfer(struct gfx9_disp *d, struct gfx9_wave *w,
+		      unsigned int lane, u64 off, void *buf, u32 len,
+		      bool write);
 
 #endif /* KFDSIM_GFX9_INTERNAL_H */

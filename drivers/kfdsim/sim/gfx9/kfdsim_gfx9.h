@@ -21,6 +21,8 @@ struct kfdsim_gfx9_dispatch;
  * @packet_va: GPU VA of the dispatch packet in the ring (dispatch ptr)
  * @queue_va: GPU VA of the queue's amd_queue_t (queue ptr), or 0 if the
  *            queue is not laid out as ROCr lays it out
+ * @scratch_backing_va: the process's SET_SCRATCH_BACKING_VA address on
+ *                      the GPU (0 if not set)
  * @dispatch_id: the packet's index in the queue
  * @gpu_id: for the kernel log
  * @queue_id: for the kernel log
@@ -29,6 +31,7 @@ struct kfdsim_gfx9_queue {
 	struct kfdsim_vm *vm;
 	u64 packet_va;
 	u64 queue_va;
+	u64 scratch_backing_va;
 	u64 dispatch_id;
 	u32 gpu_id;
 	u32 queue_id;

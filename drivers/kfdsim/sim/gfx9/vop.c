@@ -200,6 +200,32 @@ static u32 vop_int_lane(unsigned int op, u32 x, u32 y, u32 z, unsigned int l)
 	}
 }
 
+/*
+ * VOP3 clamp on the integer add and subtract: the result saturates at the
+ * limits of its type instead of wrapping (unsigned for the _u32 forms,
+ * signed for v_add_i32 and v_sub_i32).
+ */
+static u32 vop_int_clamp(unsigned int op, u32 x, u32 y)
+{
+	s64 r;
+
+	switch (op) {
+	case 0x134:				/* v_add_u32 */
+		return (u64)x + y > U32_MAX ? U32_MAX : x + y;
+	case 0x135:				/* v_sub_u32 */
+		return x < y ? 0 : x - y;
+	case 0x136:				/* v_subrev_u32 */
+		return y < x ? 0 : y - x;
+	case 0x29c:				/* v_add_i32 */
+		r = (s64)(s32)x + (s32)y;
+		break;
+	default:				/* 0x29d v_sub_i32 */
+		r = (s64)(s32)x - (s32)y;
+		break;
+	}
+	return (u32)clamp_t(s64, r, S32_MIN, S32_MAX);
+}
+
 static int vop_int(struct gfx9_disp *d, struct gfx9_wave *w,
 		   const struct gfx9_insn *in, const struct gfx9_vop *v)
 {
@@ -212,11 +238,17 @@ static int vop_int(struct gfx9_disp *d, struct gfx9_wave *w,
 	gfx9_vsrc(d, w, in, v->src[1], GFX9_B32, &s1);
 	if (v->e64)
 		gfx9_vsrc(d, w, in, v->src[2], GFX9_B32, &s2);
-	for (l = 0; l < GFX9_LANES; l++)
-		if (exec & BIT_ULL(l))
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		if (v->clamp)	/* only ops flagged GFX9_VOP_CLAMP_INT */
+			dst[l] = vop_int_clamp(in->op, gfx9_lane32(&s0, l),
+					       gfx9_lane32(&s1, l));
+		else
 			dst[l] = vop_int_lane(in->op, gfx9_lane32(&s0, l),
 					      gfx9_lane32(&s1, l),
 					      gfx9_lane32(&s2, l), l);
+	}
 	return 0;
 }
 
@@ -291,8 +323,13 @@ static int vop_carry(struct gfx9_disp *d, struct gfx9_wave *w,
 			break;
 		}
 		dst[l] = t;
-		if (t >> 32)
+		if (t >> 32) {
 			cout |= BIT_ULL(l);
+			/* clamp: saturate at U32_MAX (add) or 0 (sub) */
+			if (v->clamp)
+				dst[l] = (in->op == 0x119 || in->op == 0x11c) ?
+					 U32_MAX : 0;
+		}
 	}
 	gfx9_sdst64(w, v->sdst, cout);
 	return 0;
@@ -528,7 +565,8 @@ static int vop_float(struct gfx9_disp *d, struct gfx9_wave *w,
 
 #define VI(n)	{ n, vop_int, 0 }
 #define VF(n)	{ n, vop_float, GFX9_VOP_FLOAT }
-#define VC(n)	{ n, vop_carry, GFX9_VOP_VOP3B }
+#define VC(n)	{ n, vop_carry, GFX9_VOP_VOP3B | GFX9_VOP_CLAMP_INT }
+#define VIC(n)	{ n, vop_int, GFX9_VOP_CLAMP_INT }
 #define VCI(n)	{ n, vop_cmp_int, 0 }
 #define VCF(n)	{ n, vop_float, GFX9_VOP_FLOAT }
 #define VCC(n)	{ n, vop_cmp_class, GFX9_VOP_FLOAT }
@@ -603,8 +641,8 @@ const struct gfx9_vop_op gfx9_vop_ops[1024] = {
 	[0x119] = VC("v_add_co_u32"), [0x11a] = VC("v_sub_co_u32"),
 	[0x11b] = VC("v_subrev_co_u32"), [0x11c] = VC("v_addc_co_u32"),
 	[0x11d] = VC("v_subb_co_u32"), [0x11e] = VC("v_subbrev_co_u32"),
-	[0x134] = VI("v_add_u32"), [0x135] = VI("v_sub_u32"),
-	[0x136] = VI("v_subrev_u32"), [0x13b] = VF("v_fmac_f32"),
+	[0x134] = VIC("v_add_u32"), [0x135] = VIC("v_sub_u32"),
+	[0x136] = VIC("v_subrev_u32"), [0x13b] = VF("v_fmac_f32"),
 	[0x13d] = VI("v_xnor_b32"),
 	/* VOP1 */
 	[0x140] = { "v_nop", vop_nop, 0 },
@@ -655,5 +693,5 @@ const struct gfx9_vop_op gfx9_vop_ops[1024] = {
 	[0x290] = { "v_lshrrev_b64", vop_shift64, 0 },
 	[0x291] = { "v_ashrrev_i64", vop_shift64, 0 },
 	[0x293] = VI("v_bfm_b32"),
-	[0x29c] = VI("v_add_i32"), [0x29d] = VI("v_sub_i32"),
+	[0x29c] = VIC("v_add_i32"), [0x29d] = VIC("v_sub_i32"),
 };
