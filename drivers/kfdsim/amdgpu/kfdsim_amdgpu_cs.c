@@ -770,9 +770,13 @@ static int kfdsim_amdgpu_run_ib(struct kfdsim_amdgpu_file *af,
 	/* As amdgpu: an empty IB runs nothing. */
 	if (!ndw)
 		return 0;
-	dw = kvmalloc_array(ndw, sizeof(u32), GFP_KERNEL);
-	if (!dw)
+	dw = kvmalloc_array(ndw, sizeof(u32), GFP_KERNEL_ACCOUNT |
+			    __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	if (!dw) {
+		kfdsim_amdgpu_reject("CS: no memory for a copy of the %u-byte IB\n",
+				     ib->ib_bytes);
 		return -ENOMEM;
+	}
 	kfdsim_amdgpu_fetch_ib(af, compute ? ib->va_start :
 			       round_down(ib->va_start,
 					  KFDSIM_AMDGPU_IB_BASE_ALIGN),
@@ -875,7 +879,7 @@ int kfdsim_amdgpu_cs(struct drm_device *drm, void *data,
 				     KFDSIM_AMDGPU_MAX_CHUNKS);
 		return -EINVAL;
 	}
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
 	ret = kfdsim_amdgpu_cs_parse(file, &cs->in, job);

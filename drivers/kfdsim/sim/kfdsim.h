@@ -38,6 +38,8 @@
 #include <linux/kfdsim.h>
 
 #include "../kfd/kfd_priv.h"
+
+struct mem_cgroup;
 #include "amdgpu_amdkfd.h"
 #include "kfd_device_ops.h"
 #include "kgd2kfd.h"
@@ -232,12 +234,15 @@ u64 kfdsim_gtt_usage(void);
  *        for writing while mappings change, so a page is never freed while
  *        the GPU is using it
  * @used: the table's owner mapped something once (it is no longer clean)
+ * @memcg: memory cgroup of the task that created the table (a reference),
+ *         charged for what the GPU allocates on behalf of its users
  */
 struct kfdsim_page_table {
 	struct xarray ptes;
 	unsigned long nr_ptes;
 	struct rw_semaphore lock;
 	bool used;
+	struct mem_cgroup *memcg;
 };
 
 int kfdsim_vm_create(struct kfdsim_vm *vm);
@@ -246,6 +251,7 @@ void kfdsim_vm_share(struct kfdsim_vm *vm, struct kfdsim_vm *owner);
 void kfdsim_vm_unshare(struct kfdsim_vm *vm);
 bool kfdsim_vm_clean(struct kfdsim_vm *vm);
 void kfdsim_vm_mark_used(struct kfdsim_vm *vm);
+struct mem_cgroup *kfdsim_vm_memcg(struct kfdsim_vm *vm);
 int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 		  unsigned long npages, u32 pte_flags);
 void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages);

@@ -16,6 +16,7 @@
  * reference on the file while bound, so the table outlives the sharing.
  */
 #include <linux/highmem.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -56,6 +57,7 @@ int kfdsim_vm_create(struct kfdsim_vm *vm)
 		return -ENOMEM;
 	xa_init(&pt->ptes);
 	init_rwsem(&pt->lock);
+	pt->memcg = get_mem_cgroup_from_mm(current->mm);
 	vm->pt = pt;
 	return 0;
 }
@@ -69,6 +71,7 @@ void kfdsim_vm_destroy(struct kfdsim_vm *vm)
 		return;
 	WARN_ON(!xa_empty(&pt->ptes));
 	xa_destroy(&pt->ptes);
+	mem_cgroup_put(pt->memcg);
 	kfree(pt);
 	vm->pt = NULL;
 }
@@ -110,6 +113,22 @@ bool kfdsim_vm_clean(struct kfdsim_vm *vm)
 void kfdsim_vm_mark_used(struct kfdsim_vm *vm)
 {
 	WRITE_ONCE(vm->pt->used, true);
+}
+
+/**
+ * kfdsim_vm_memcg - the memory cgroup to charge for work on @vm
+ * @vm: a VM handle, with a table while its user can submit work
+ *
+ * What the command processor allocates for a queue of the table's users
+ * (dispatch state, wave registers) is charged here, as if that user had
+ * allocated it: see set_active_memcg().
+ * Return: the cgroup, or NULL (charge the current task's).
+ */
+struct mem_cgroup *kfdsim_vm_memcg(struct kfdsim_vm *vm)
+{
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
+
+	return pt ? pt->memcg : NULL;
 }
 
 static void kfdsim_vm_erase(struct kfdsim_page_table *pt, u64 va,
