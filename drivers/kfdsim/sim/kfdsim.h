@@ -40,6 +40,7 @@
 #include "../kfd/kfd_priv.h"
 
 struct mem_cgroup;
+struct user_struct;
 #include "amdgpu_amdkfd.h"
 #include "kfd_device_ops.h"
 #include "kgd2kfd.h"
@@ -187,6 +188,8 @@ enum kfdsim_domain {
  * @npages: number of entries in @pages
  * @mm: userptr only: the address space whose pinned_vm counts the pages
  *      (mmgrab'ed)
+ * @user: userptr only: the user whose locked_vm counts the pages (a
+ *        reference)
  * @no_cpu_access: created with amdgpu's NO_CPU_ACCESS flag: no CPU mapping
  *                 (render node, dma-buf, GEM_MMAP) is allowed, as
  *                 amdgpu_gem_object_mmap() refuses them. KFD never sets it:
@@ -200,6 +203,7 @@ struct kfdsim_gem {
 	struct page **pages;
 	unsigned long npages;
 	struct mm_struct *mm;
+	struct user_struct *user;
 	bool no_cpu_access;
 };
 
