@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/dma-buf.h>
@@ -364,6 +365,85 @@ TEST_F(mem, userptr_counts_against_memlock)
 	EXPECT_EQ(0, kt_free(self->e.kfd, h[2]));
 	EXPECT_EQ(pin0, vm_pin_kib());
 	EXPECT_EQ(0, munmap(user, 2 * KT_MIB));
+}
+
+#define MEM_NOBODY	65534
+
+/* In a child: open /dev/kfd as root, then as nobody pin @size bytes. */
+static int mem_pin_as_nobody(int ready, int go, uint64_t size)
+{
+	struct kt_env e;
+	uint64_t h, off;
+	void *user;
+	char c = 0;
+	int ret;
+
+	if (kt_env_open(&e, true))
+		return 10;
+	user = kt_anon(size);
+	if (!user || setresgid(MEM_NOBODY, MEM_NOBODY, MEM_NOBODY) ||
+	    setresuid(MEM_NOBODY, MEM_NOBODY, MEM_NOBODY))
+		return 11;
+	off = (uintptr_t)user;
+	ret = kt_alloc(e.kfd, e.gpu[0].gpu_id, KT_VA(0), size,
+		       KT_USERPTR | KT_WRITABLE, &h, &off);
+	c = ret ? 'n' : 'y';
+	if (write(ready, &c, 1) != 1 || ret)
+		return 12;
+	if (read(go, &c, 1) != 1)
+		return 13;
+	if (kt_free(e.kfd, h))
+		return 14;
+	kt_env_close(&e);
+	return 0;
+}
+
+/*
+ * RLIMIT_MEMLOCK bounds a user's userptr pins across all of its processes
+ * (user->locked_vm, as io_uring counts pinned buffers), not only per
+ * process: otherwise every new process could pin the limit again, even of
+ * the same pages, and fill the system budget. A second process of the
+ * same (unprivileged) user is refused while the first holds the limit,
+ * and gets it once the first let go.
+ */
+TEST_F(mem, userptr_memlock_is_per_user)
+{
+	struct rlimit rl = { .rlim_cur = KT_MIB, .rlim_max = KT_MIB };
+	int ready[2], go[2], status;
+	uint64_t h, off;
+	char *user, c;
+	pid_t pid;
+
+	user = kt_anon(KT_MIB);
+	ASSERT_NE(NULL, user);
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(mem_pin_as_nobody(ready[1], go[0], KT_MIB));
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	ASSERT_EQ('y', c) TH_LOG("the first process could not pin 1 MiB");
+
+	ASSERT_EQ(0, setresgid(MEM_NOBODY, MEM_NOBODY, MEM_NOBODY));
+	ASSERT_EQ(0, setresuid(MEM_NOBODY, MEM_NOBODY, MEM_NOBODY));
+	off = (uintptr_t)user;
+	EXPECT_EQ(-ENOMEM, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0),
+				    KT_PAGE, KT_USERPTR | KT_WRITABLE, &h,
+				    &off));
+	EXPECT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("child status 0x%x", status);
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0), KT_MIB,
+			      KT_USERPTR | KT_WRITABLE, &h, &off));
+	EXPECT_EQ(0, kt_free(self->e.kfd, h));
+	close(ready[0]);
+	close(go[1]);
 }
 
 /*

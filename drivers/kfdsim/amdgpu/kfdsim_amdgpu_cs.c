@@ -953,9 +953,13 @@ static int kfdsim_amdgpu_job_fetch(struct kfdsim_amdgpu_file *af,
 		if (!ndw)
 			continue;
 		job->dw[i] = kvmalloc_array(ndw, sizeof(u32),
-					    GFP_KERNEL_ACCOUNT);
-		if (!job->dw[i])
+					    GFP_KERNEL_ACCOUNT |
+					    __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+		if (!job->dw[i]) {
+			kfdsim_amdgpu_reject("CS: no memory for a copy of the %u-byte IB\n",
+					     ib->ib_bytes);
 			return -ENOMEM;
+		}
 		memset(&faults, 0, sizeof(faults));
 		kfdsim_amdgpu_fetch_ib(af, compute ? ib->va_start :
 				       round_down(ib->va_start,

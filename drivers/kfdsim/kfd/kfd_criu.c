@@ -102,7 +102,9 @@ void *kfd_criu_kvzalloc(size_t n, size_t size)
 {
 	if (kfd_criu_should_fail())
 		return NULL;
-	return kvcalloc(n, size, GFP_KERNEL);
+	/* Sizes come from the caller (RESTORE's image): charge it. */
+	return kvcalloc(n, size, GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
+			__GFP_NOWARN);
 }
 
 int kfd_criu_copy_to_user(u64 uptr, const void *src, size_t len)
@@ -569,8 +571,11 @@ static int kfd_criu_checkpoint(struct kfd_process *p,
 		d.dmabufs = kfd_criu_kvzalloc(d.c.num_bos, sizeof(*d.dmabufs));
 	if (d.dmabufs)
 		d.priv = kfd_criu_kvzalloc(1, d.c.priv_size);
-	if (!d.priv)
+	if (!d.priv) {
+		pr_info_ratelimited("CRIU CHECKPOINT: no memory for the tables of %u BOs, %llu bytes of private data\n",
+				    d.c.num_bos, d.c.priv_size);
 		goto out_release;
+	}
 
 	ret = kfd_criu_dump_all(&d);
 	if (ret)

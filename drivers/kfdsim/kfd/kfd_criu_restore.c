@@ -465,8 +465,12 @@ static int kfd_rst_copy_in(struct kfd_criu_rst *r)
 						  sizeof(*r->event_objs));
 	if (r->event_objs)
 		r->priv = kfd_criu_kvzalloc(1, args->priv_data_size);
-	if (!r->priv)
+	if (!r->priv) {
+		rst_reject("no memory for %u BOs, %u objects, %llu bytes of private data\n",
+			   args->num_bos, args->num_objects,
+			   args->priv_data_size);
 		return -ENOMEM;
+	}
 
 	if (kfd_criu_should_fail() ||
 	    copy_from_user(r->devices, u64_to_user_ptr(args->devices),

@@ -99,18 +99,27 @@ struct kfd_event {
 /**
  * struct kfd_event_waiter - one entry of a WAIT_EVENTS call
  * @ev: the event; set to NULL when the event is destroyed
- * @type: the event's type, kept for after the wait
  * @node: on @ev->waiters while the wait is armed
+ * @id: the event id the entry names, as read from user space
+ * @type: the event's type, kept for after the wait
  * @activated: the event fired for this wait
  *
- * @ev and @activated change under the table lock only; the sleeping caller
- * reads them without it, to decide whether to wake up.
+ * All a wait keeps while it sleeps: one of these per entry, no copy of the
+ * user's array. @ev and @activated change under the table lock only; the
+ * sleeping caller reads them without it, to decide whether to wake up.
  */
 struct kfd_event_waiter {
 	struct kfd_event *ev;
-	u32 type;
 	struct list_head node;
+	u32 id;
+	u32 type;
 	bool activated;
+};
+
+/* The payload of a memory or hardware-exception event, for WAIT_EVENTS. */
+union kfd_event_payload {
+	struct kfd_hsa_memory_exception_data mem;
+	struct kfd_hsa_hw_exception_data hw;
 };
 
 /* Signal and debug events live in the events page. */
@@ -173,12 +182,12 @@ static struct kfd_event_page *kfd_event_page_alloc(void)
 	struct kfd_event_page *page;
 	unsigned int i;
 
-	page = kfd_criu_should_fail() ? NULL : kzalloc(sizeof(*page), GFP_KERNEL);
+	page = kfd_criu_should_fail() ? NULL : kzalloc(sizeof(*page), GFP_KERNEL_ACCOUNT);
 	if (!page)
 		return NULL;
 	kref_init(&page->ref);
 	for (i = 0; i < KFD_EVENT_PAGE_PAGES; i++) {
-		page->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		page->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!page->pages[i])
 			goto err;
 	}
@@ -275,7 +284,7 @@ int kfd_events_set_page_bo(struct kfd_process *p, u64 handle)
 		return -EINVAL;
 	}
 
-	page = kfd_criu_should_fail() ? NULL : kzalloc(sizeof(*page), GFP_KERNEL);
+	page = kfd_criu_should_fail() ? NULL : kzalloc(sizeof(*page), GFP_KERNEL_ACCOUNT);
 	if (!page)
 		return -ENOMEM;
 	kref_init(&page->ref);
@@ -650,34 +659,64 @@ static u32 kfd_wait_result(const struct kfd_event_waiter *w, u32 n, bool all)
 			    KFD_IOC_WAIT_RESULT_TIMEOUT;
 }
 
+static bool kfd_event_has_payload(u32 type)
+{
+	return type == KFD_IOC_EVENT_MEMORY || type == KFD_IOC_EVENT_HW_EXCEPTION;
+}
+
 /*
- * Attach one waiter per entry of @ed to its event. An event already
- * signaled counts as fired for this wait, and an auto-reset one is consumed.
+ * Read the event id of each entry of the user's array, one entry at a
+ * time as upstream does, so the kernel never holds a copy of the array.
+ * No lock is held: the reads may fault.
+ */
+static int kfd_wait_read_ids(const struct kfd_event_data __user *udata,
+			     struct kfd_event_waiter *w, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (get_user(w[i].id, &udata[i].event_id)) {
+			kfd_ev_reject("WAIT_EVENTS: entry %u is not readable\n",
+				      i);
+			return -EFAULT;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Attach each waiter to the event its entry names. An event already
+ * signaled counts as fired for this wait, and an auto-reset one is
+ * consumed. Sets *@nr_payload to the number of entries naming an event
+ * with a payload (memory or hardware exception).
  */
 static int kfd_wait_arm(struct kfd_event_table *t, struct kfd_event_waiter *w,
-			const struct kfd_event_data *ed, u32 n)
+			u32 n, u32 *nr_payload)
 {
 	struct kfd_event *ev;
 	u32 i;
 
+	*nr_payload = 0;
 	mutex_lock(&t->lock);
 	/* Check every id first, so a bad one consumes nothing. */
 	for (i = 0; i < n; i++) {
-		if (!kfd_event_lookup(t, ed[i].event_id)) {
+		if (!kfd_event_lookup(t, w[i].id)) {
 			mutex_unlock(&t->lock);
 			kfd_ev_reject("WAIT_EVENTS: no event %u (entry %u)\n",
-				      ed[i].event_id, i);
+				      w[i].id, i);
 			return -EINVAL;
 		}
 	}
 	for (i = 0; i < n; i++) {
-		ev = kfd_event_lookup(t, ed[i].event_id);
+		ev = kfd_event_lookup(t, w[i].id);
 		w[i].ev = ev;
 		w[i].type = ev->type;
 		w[i].activated = ev->signaled;
 		if (ev->auto_reset)
 			ev->signaled = false;
 		list_add_tail(&w[i].node, &ev->waiters);
+		if (kfd_event_has_payload(ev->type))
+			(*nr_payload)++;
 	}
 	mutex_unlock(&t->lock);
 	return 0;
@@ -708,17 +747,19 @@ static int kfd_wait_sleep(struct kfd_event_table *t,
 }
 
 /*
- * Detach the waiters and decide the result. On success, copy the payloads
- * of the exception events that fired into @ed. When the call is to be
- * restarted (@undo), give back the auto-reset signals it consumed.
+ * Detach the waiters and decide the result. Unless @undo, copy the payload
+ * of each entry naming a memory or hardware-exception event that fired
+ * into @pay, which has one element per such entry, in entry order. When
+ * the call is to be restarted or failed (@undo), give back the auto-reset
+ * signals it consumed.
  */
 static u32 kfd_wait_disarm(struct kfd_event_table *t,
 			   struct kfd_event_waiter *w,
-			   struct kfd_event_data *ed, u32 n, bool all,
+			   union kfd_event_payload *pay, u32 n, bool all,
 			   bool undo)
 {
 	struct kfd_event *ev;
-	u32 result, i;
+	u32 result, i, j = 0;
 
 	mutex_lock(&t->lock);
 	result = kfd_wait_result(w, n, all);
@@ -728,43 +769,52 @@ static u32 kfd_wait_disarm(struct kfd_event_table *t,
 	/* With every waiter detached, re-firing cannot feed this wait. */
 	for (i = 0; i < n; i++) {
 		ev = w[i].ev;
-		if (!ev || !w[i].activated)
-			continue;
-		if (undo) {
-			if (ev->auto_reset)
-				kfd_event_fire(t, ev);
-		} else if (ev->type == KFD_IOC_EVENT_MEMORY) {
-			ed[i].memory_exception_data = ev->mem;
-		} else if (ev->type == KFD_IOC_EVENT_HW_EXCEPTION) {
-			ed[i].hw_exception_data = ev->hw;
+		if (ev && w[i].activated) {
+			if (undo) {
+				if (ev->auto_reset)
+					kfd_event_fire(t, ev);
+			} else if (ev->type == KFD_IOC_EVENT_MEMORY) {
+				pay[j].mem = ev->mem;
+			} else if (ev->type == KFD_IOC_EVENT_HW_EXCEPTION) {
+				pay[j].hw = ev->hw;
+			}
 		}
+		if (kfd_event_has_payload(w[i].type))
+			j++;
 	}
 	mutex_unlock(&t->lock);
 	return result;
 }
 
+/* Give user space the payloads of the exception events that fired. */
 static int kfd_wait_copy_out(struct kfd_event_data __user *udata,
 			     const struct kfd_event_waiter *w,
-			     const struct kfd_event_data *ed, u32 n)
+			     const union kfd_event_payload *pay, u32 n)
 {
-	u32 i;
+	u32 i, j = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!w[i].activated)
+		if (!kfd_event_has_payload(w[i].type))
 			continue;
-		if (w[i].type == KFD_IOC_EVENT_MEMORY &&
-		    copy_to_user(&udata[i].memory_exception_data,
-				 &ed[i].memory_exception_data,
-				 sizeof(ed[i].memory_exception_data)))
+		if (w[i].activated && w[i].type == KFD_IOC_EVENT_MEMORY &&
+		    copy_to_user(&udata[i].memory_exception_data, &pay[j].mem,
+				 sizeof(pay[j].mem)))
 			return -EFAULT;
-		if (w[i].type == KFD_IOC_EVENT_HW_EXCEPTION &&
-		    copy_to_user(&udata[i].hw_exception_data,
-				 &ed[i].hw_exception_data,
-				 sizeof(ed[i].hw_exception_data)))
+		if (w[i].activated && w[i].type == KFD_IOC_EVENT_HW_EXCEPTION &&
+		    copy_to_user(&udata[i].hw_exception_data, &pay[j].hw,
+				 sizeof(pay[j].hw)))
 			return -EFAULT;
+		j++;
 	}
 	return 0;
 }
+
+/*
+ * What WAIT_EVENTS allocates follows the caller's num_events: charge it to
+ * the caller's memory cgroup, and fail at its limit rather than invoke the
+ * OOM killer.
+ */
+#define KFD_WAIT_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 static long kfd_wait_jiffies(u32 ms)
 {
@@ -781,12 +831,12 @@ int kfd_ioctl_wait_events(struct kfd_process *p, void *data)
 	struct kfd_ioctl_wait_events_args *args = data;
 	struct kfd_event_data __user *udata = u64_to_user_ptr(args->events_ptr);
 	struct kfd_event_table *t = &p->events;
+	union kfd_event_payload *pay = NULL;
 	struct kfd_event_waiter *w = NULL;
-	struct kfd_event_data *ed = NULL;
 	bool all = args->wait_for_all;
 	u32 n = args->num_events;
+	u32 result, nr_payload;
 	long timeout;
-	u32 result;
 	int ret;
 
 	args->wait_result = KFD_IOC_WAIT_RESULT_FAIL;
@@ -796,22 +846,32 @@ int kfd_ioctl_wait_events(struct kfd_process *p, void *data)
 		return -EINVAL;
 	}
 	if (n) {
-		ed = vmemdup_user(udata, array_size(n, sizeof(*ed)));
-		if (IS_ERR(ed))
-			return PTR_ERR(ed);
-		w = kvcalloc(n, sizeof(*w), GFP_KERNEL_ACCOUNT);
+		w = kvcalloc(n, sizeof(*w), KFD_WAIT_GFP);
 		if (!w) {
-			ret = -ENOMEM;
-			goto out_free;
+			kfd_ev_reject("WAIT_EVENTS: no memory to wait for %u events\n",
+				      n);
+			return -ENOMEM;
 		}
 	}
-	ret = kfd_wait_arm(t, w, ed, n);
+	ret = kfd_wait_read_ids(udata, w, n);
+	if (!ret)
+		ret = kfd_wait_arm(t, w, n, &nr_payload);
 	if (ret)
 		goto out_free;
 
 	timeout = kfd_wait_jiffies(args->timeout);
 	ret = kfd_wait_sleep(t, w, n, all, &timeout);
-	result = kfd_wait_disarm(t, w, ed, n, all, ret == -ERESTARTSYS);
+	/* Room for the payloads only now that the sleep is over. */
+	if (!ret && nr_payload) {
+		pay = kvcalloc(nr_payload, sizeof(*pay), KFD_WAIT_GFP);
+		if (!pay) {
+			kfd_ev_reject("WAIT_EVENTS: no memory for %u event payloads\n",
+				      nr_payload);
+			ret = -ENOMEM;
+		}
+	}
+	result = kfd_wait_disarm(t, w, pay, n, all,
+				 ret == -ERESTARTSYS || ret == -ENOMEM);
 
 	if (ret == -ERESTARTSYS && args->timeout &&
 	    args->timeout != KFD_TIMEOUT_INFINITE)
@@ -824,15 +884,15 @@ int kfd_ioctl_wait_events(struct kfd_process *p, void *data)
 		goto out_free;
 	}
 	if (result == KFD_IOC_WAIT_RESULT_COMPLETE) {
-		ret = kfd_wait_copy_out(udata, w, ed, n);
+		ret = kfd_wait_copy_out(udata, w, pay, n);
 		if (ret)
 			goto out_free;
 	}
 	args->wait_result = result;
 
 out_free:
+	kvfree(pay);
 	kvfree(w);
-	kvfree(ed);
 	return ret;
 }
 
@@ -1067,7 +1127,7 @@ int kfd_events_for_each(struct kfd_process *p,
 	/* Size the snapshot outside the lock; retry if the count moved. */
 	for (;;) {
 		n = kfd_events_count(p);
-		info = kvcalloc(n, sizeof(*info), GFP_KERNEL);
+		info = kvcalloc(n, sizeof(*info), GFP_KERNEL_ACCOUNT);
 		if (!info)
 			return -ENOMEM;
 		mutex_lock(&t->lock);

@@ -474,7 +474,7 @@ int kfd_process_mmio_page(struct kfd_process_device *pdd)
 
 	if (READ_ONCE(pdd->mmio_page))
 		return 0;
-	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!page)
 		return -ENOMEM;
 	if (cmpxchg(&pdd->mmio_page, NULL, page)) {

@@ -38,6 +38,9 @@
 #include <linux/kfdsim.h>
 
 #include "../kfd/kfd_priv.h"
+
+struct mem_cgroup;
+struct user_struct;
 #include "amdgpu_amdkfd.h"
 #include "kfd_device_ops.h"
 #include "kgd2kfd.h"
@@ -189,6 +192,8 @@ enum kfdsim_domain {
  * @npages: number of entries in @pages
  * @mm: userptr only: the address space whose pinned_vm counts the pages
  *      (mmgrab'ed)
+ * @user: userptr only: the user whose locked_vm counts the pages (a
+ *        reference)
  * @no_cpu_access: created with amdgpu's NO_CPU_ACCESS flag: no CPU mapping
  *                 (render node, dma-buf, GEM_MMAP) is allowed, as
  *                 amdgpu_gem_object_mmap() refuses them. KFD never sets it:
@@ -202,6 +207,7 @@ struct kfdsim_gem {
 	struct page **pages;
 	unsigned long npages;
 	struct mm_struct *mm;
+	struct user_struct *user;
 	bool no_cpu_access;
 };
 
@@ -243,6 +249,8 @@ u64 kfdsim_gtt_usage(void);
  * @evicted: the KFD process sharing the table is evicted (its queues stopped)
  * @evict_epoch: counts evictions; render-node work submitted before the
  *               current eviction began is held, work submitted during it runs
+ * @memcg: memory cgroup of the task that created the table (a reference),
+ *         charged for what the GPU allocates on behalf of its users
  */
 struct kfdsim_page_table {
 	struct xarray ptes;
@@ -253,6 +261,7 @@ struct kfdsim_page_table {
 	wait_queue_head_t evict_wq;
 	bool evicted;
 	u64 evict_epoch;
+	struct mem_cgroup *memcg;
 };
 
 int kfdsim_vm_create(struct kfdsim_vm *vm);
@@ -261,6 +270,7 @@ void kfdsim_vm_share(struct kfdsim_vm *vm, struct kfdsim_vm *owner);
 void kfdsim_vm_unshare(struct kfdsim_vm *vm);
 bool kfdsim_vm_clean(struct kfdsim_vm *vm);
 void kfdsim_vm_mark_used(struct kfdsim_vm *vm);
+struct mem_cgroup *kfdsim_vm_memcg(struct kfdsim_vm *vm);
 int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 		  unsigned long npages, u32 pte_flags);
 void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages);

@@ -51,7 +51,7 @@ static int kfdsim_drm_open(struct drm_device *drm, struct drm_file *file)
 	struct kfdsim_drm_file *kfile;
 	int ret;
 
-	kfile = kzalloc(sizeof(*kfile), GFP_KERNEL);
+	kfile = kzalloc(sizeof(*kfile), GFP_KERNEL_ACCOUNT);
 	if (!kfile)
 		return -ENOMEM;
 	ret = kfdsim_amdgpu_open(drm, kfile);

@@ -6,11 +6,15 @@
  * belong to no process. VRAM is charged against the GPU's VRAM size, GTT
  * against a global limit of half the system RAM. Userptr objects hold the
  * user's pages pinned for as long as the object lives, counted in the
- * owner's pinned memory (mm->pinned_vm) under RLIMIT_MEMLOCK as other
- * long-term pins by drivers are (ib_umem_get()). As amdgpu's KFD
- * memory limits (amdgpu_amdkfd_reserve_mem_limit()), GTT and userptr
- * objects together are also charged against a system-memory limit of 15/16
- * of the RAM, before anything is allocated for them.
+ * owner's pinned memory (mm->pinned_vm) as other long-term pins by drivers
+ * are (ib_umem_get()), and in the user's locked memory (user->locked_vm)
+ * as io_uring counts its pinned buffers; without CAP_IPC_LOCK neither may
+ * pass RLIMIT_MEMLOCK. The per-user count is what bounds a user who runs
+ * many processes, each of which could otherwise pin RLIMIT_MEMLOCK more
+ * (even of the same pages). As amdgpu's KFD memory limits
+ * (amdgpu_amdkfd_reserve_mem_limit()), GTT and userptr objects together
+ * are also charged against a system-memory limit of 15/16 of the RAM,
+ * before anything is allocated for them.
  *
  * CPU mappings (through the render node or an exported dma-buf) insert the
  * page frames at fault time into a VM_PFNMAP mapping, as amdgpu does for
@@ -21,6 +25,7 @@
 #include <linux/dma-buf.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <drm/drm_gem.h>
@@ -99,29 +104,68 @@ static void kfdsim_uncharge(struct kfdsim_gpu *gpu, enum kfdsim_domain domain,
 }
 
 /*
- * Count @npages long-term pinned pages in @mm's pinned_vm; without
- * CAP_IPC_LOCK the total may not pass RLIMIT_MEMLOCK. On success @mm is
- * grabbed until kfdsim_unaccount_pinned().
+ * Count @npages long-term pinned pages in @user's locked_vm and in @mm's
+ * pinned_vm; without CAP_IPC_LOCK neither total may pass RLIMIT_MEMLOCK.
+ * On success @mm is grabbed and @user referenced until
+ * kfdsim_unaccount_pinned().
  */
-static int kfdsim_account_pinned(struct mm_struct *mm, unsigned long npages)
+static int kfdsim_account_pinned(struct mm_struct *mm,
+				 struct user_struct *user,
+				 unsigned long npages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+	unsigned long locked;
+	s64 pinned;
 
+	locked = atomic_long_add_return(npages, &user->locked_vm);
+	if (locked > limit && !capable(CAP_IPC_LOCK)) {
+		atomic_long_sub(npages, &user->locked_vm);
+		kfdsim_reject("userptr of %lu pages: uid %u has %lu locked, RLIMIT_MEMLOCK %lu\n",
+			      npages, from_kuid(&init_user_ns, user->uid),
+			      locked - npages, limit);
+		return -ENOMEM;
+	}
+	pinned = atomic64_add_return(npages, &mm->pinned_vm);
 	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
 		atomic64_sub(npages, &mm->pinned_vm);
+		atomic_long_sub(npages, &user->locked_vm);
 		kfdsim_reject("userptr of %lu pages: %lld pinned, RLIMIT_MEMLOCK allows %lu\n",
 			      npages, pinned - npages, limit);
 		return -ENOMEM;
 	}
 	mmgrab(mm);
+	get_uid(user);
 	return 0;
 }
 
-static void kfdsim_unaccount_pinned(struct mm_struct *mm, unsigned long npages)
+static void kfdsim_unaccount_pinned(struct mm_struct *mm,
+				    struct user_struct *user,
+				    unsigned long npages)
 {
 	atomic64_sub(npages, &mm->pinned_vm);
 	mmdrop(mm);
+	atomic_long_sub(npages, &user->locked_vm);
+	free_uid(user);
+}
+
+/*
+ * Each FOLL_PIN of a small page adds GUP_PIN_COUNTING_BIAS (1024) to its
+ * reference count, and GUP refuses a page only once that count has gone
+ * negative, so about 2^21 pins of one page overflow it. Every userptr BO
+ * pins its pages again, even BOs over the same pages, and the system
+ * budget counts bytes, not distinct pages: refuse a pin that leaves a page
+ * above half the range, far from the overflow.
+ */
+#define KFDSIM_PIN_REF_MAX	(INT_MAX / 2)
+
+static bool kfdsim_pins_too_many(struct page **pages, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		if (folio_ref_count(page_folio(pages[i])) > KFDSIM_PIN_REF_MAX)
+			return true;
+	return false;
 }
 
 static void kfdsim_free_pages(struct page **pages, unsigned long n)
@@ -137,7 +181,7 @@ static void kfdsim_gem_free(struct drm_gem_object *obj)
 	if (bo->domain == KFDSIM_DOMAIN_USERPTR) {
 		unpin_user_pages_dirty_lock(bo->pages, bo->npages, true);
 		atomic_sub(bo->npages, &kfdsim_counters.pinned_pages);
-		kfdsim_unaccount_pinned(bo->mm, bo->npages);
+		kfdsim_unaccount_pinned(bo->mm, bo->user, bo->npages);
 	} else {
 		kfdsim_free_pages(bo->pages, bo->npages);
 	}
@@ -368,15 +412,20 @@ static long kfdsim_pin_remote(struct mm_struct *mm, u64 uaddr,
  * @uaddr: page-aligned user address
  * @size: page-aligned, non-zero
  *
+ * The pages count in the calling task's user's locked memory (at a CRIU
+ * RESUME that is CRIU's user, which has CAP_IPC_LOCK).
+ *
  * Return: the object with one reference, or an ERR_PTR (-ENOMEM when @size
  * is beyond the system-memory limit, checked before the page array is
- * allocated; -EFAULT when the range is not fully backed by writable user
+ * allocated, beyond RLIMIT_MEMLOCK, or when a page is pinned too often
+ * already; -EFAULT when the range is not fully backed by writable user
  * memory).
  */
 struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 					     struct mm_struct *mm,
 					     u64 uaddr, u64 size)
 {
+	struct user_struct *user = current_user();
 	struct kfdsim_gem *bo;
 	long pinned;
 	int ret;
@@ -387,7 +436,7 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 			      size, kfdsim_system_limit());
 		return ERR_PTR(ret);
 	}
-	ret = kfdsim_account_pinned(mm, size >> PAGE_SHIFT);
+	ret = kfdsim_account_pinned(mm, user, size >> PAGE_SHIFT);
 	if (ret)
 		goto err_uncharge;
 	bo = kfdsim_gem_alloc(gpu, KFDSIM_DOMAIN_USERPTR, size);
@@ -396,6 +445,7 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 		goto err_unaccount;
 	}
 	bo->mm = mm;
+	bo->user = user;
 
 	if (mm == current->mm)
 		pinned = pin_user_pages_fast(uaddr, bo->npages,
@@ -410,12 +460,20 @@ struct kfdsim_gem *kfdsim_gem_create_userptr(struct kfdsim_gpu *gpu,
 		ret = pinned < 0 ? (int)pinned : -EFAULT;
 		goto err_unaccount;
 	}
+	if (kfdsim_pins_too_many(bo->pages, bo->npages)) {
+		kfdsim_reject("userptr at 0x%llx: a page is pinned too often already\n",
+			      uaddr);
+		unpin_user_pages(bo->pages, bo->npages);
+		kfdsim_gem_discard(bo);
+		ret = -ENOMEM;
+		goto err_unaccount;
+	}
 	atomic_add(bo->npages, &kfdsim_counters.pinned_pages);
 	atomic_inc(&kfdsim_counters.gem_objects);
 	return bo;
 
 err_unaccount:
-	kfdsim_unaccount_pinned(mm, size >> PAGE_SHIFT);
+	kfdsim_unaccount_pinned(mm, user, size >> PAGE_SHIFT);
 err_uncharge:
 	kfdsim_uncharge(gpu, KFDSIM_DOMAIN_USERPTR, size);
 	return ERR_PTR(ret);

@@ -16,6 +16,7 @@
  * reference on the file while bound, so the table outlives the sharing.
  */
 #include <linux/highmem.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -58,6 +59,7 @@ int kfdsim_vm_create(struct kfdsim_vm *vm)
 	init_rwsem(&pt->lock);
 	mutex_init(&pt->exec_lock);
 	init_waitqueue_head(&pt->evict_wq);
+	pt->memcg = get_mem_cgroup_from_mm(current->mm);
 	vm->pt = pt;
 	return 0;
 }
@@ -72,6 +74,7 @@ void kfdsim_vm_destroy(struct kfdsim_vm *vm)
 	WARN_ON(!xa_empty(&pt->ptes));
 	xa_destroy(&pt->ptes);
 	mutex_destroy(&pt->exec_lock);
+	mem_cgroup_put(pt->memcg);
 	kfree(pt);
 	vm->pt = NULL;
 }
@@ -166,6 +169,22 @@ bool kfdsim_vm_clean(struct kfdsim_vm *vm)
 void kfdsim_vm_mark_used(struct kfdsim_vm *vm)
 {
 	WRITE_ONCE(vm->pt->used, true);
+}
+
+/**
+ * kfdsim_vm_memcg - the memory cgroup to charge for work on @vm
+ * @vm: a VM handle, with a table while its user can submit work
+ *
+ * What the command processor allocates for a queue of the table's users
+ * (dispatch state, wave registers) is charged here, as if that user had
+ * allocated it: see set_active_memcg().
+ * Return: the cgroup, or NULL (charge the current task's).
+ */
+struct mem_cgroup *kfdsim_vm_memcg(struct kfdsim_vm *vm)
+{
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
+
+	return pt ? pt->memcg : NULL;
 }
 
 static void kfdsim_vm_erase(struct kfdsim_page_table *pt, u64 va,

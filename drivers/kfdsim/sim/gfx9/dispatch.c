@@ -17,8 +17,10 @@
 
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
+#include <linux/sched/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -403,6 +405,14 @@ void kfdsim_gfx9_free(struct kfdsim_gfx9_dispatch **state)
 	*state = NULL;
 }
 
+/*
+ * The dispatch state and the wave registers: their size follows the
+ * user's packet (up to 1 MiB of VGPRs for a 1024-item workgroup), so they
+ * are charged to the memory cgroup of the queue's process, not to the CP
+ * thread's, and fail rather than invoke the OOM killer there.
+ */
+#define GFX9_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 /* Set up a new dispatch: descriptor, grid, buffers. */
 static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 		      const struct kfdsim_gfx9_queue *q,
@@ -412,6 +422,7 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 		      struct kfdsim_dispatch_error *err)
 {
 	struct kfdsim_gfx9_dispatch *s;
+	struct mem_cgroup *memcg;
 	struct gfx9_disp *d;
 	u8 kd[AKC_READ];
 	u32 magic;
@@ -433,9 +444,12 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 	if (ret)
 		return ret;
 
-	s = kfdsim_cp_should_fail() ? NULL : kvzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
+	memcg = set_active_memcg(kfdsim_vm_memcg(q->vm));
+	s = kfdsim_cp_should_fail() ? NULL : kvzalloc(sizeof(*s), GFX9_GFP);
+	if (!s) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	d = &s->d;
 	d->pkt = *pkt;
 	d->packet_va = q->packet_va;
@@ -454,18 +468,21 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 		goto fail;
 	d->wg_index = prog->next_wg;
 	ret = -ENOMEM;
-	d->lds = kvzalloc(GFX9_LDS_SIZE, GFP_KERNEL);
+	d->lds = kvzalloc(GFX9_LDS_SIZE, GFX9_GFP);
 	d->vgprs = kvcalloc((size_t)DIV_ROUND_UP(d->wg[0] * d->wg[1] * d->wg[2],
 						 GFX9_LANES) *
 			    (d->nvgpr + GFX9_VGPR_PAD) * GFX9_LANES,
-			    sizeof(u32), GFP_KERNEL);
+			    sizeof(u32), GFX9_GFP);
 	if (!d->lds || !d->vgprs)
 		goto fail;
 	*state = s;
-	return 0;
+	ret = 0;
+	goto out;
 fail:
 	/* err->what may point into @s only for traps, not here. */
 	gfx9_disp_free(s);
+out:
+	set_active_memcg(memcg);
 	return ret;
 }
 
