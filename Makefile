@@ -221,7 +221,8 @@ bench: modules selftests
 # guest's kernel log must stay clean (use KVER= a debug kernel for KASAN
 # etc.). 3. The gfx9 instruction fuzzer in the VM (gfx9_fuzz_test):
 # GFX9_FUZZ_COUNT random instruction words from GFX9_FUZZ_SEED, each a
-# wave program dispatched on kfdsim (about 100-150 a second under TCG).
+# wave program dispatched on kfdsim (about 60 a second under TCG: a
+# million take some 5 hours).
 FUZZ_TIME ?= 600
 FUZZ_COUNT ?= 300000
 FUZZ_JOBS ?= 2

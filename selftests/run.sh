@@ -191,7 +191,7 @@ if load 0; then
 			# and a small count (`make fuzz` runs a million).
 			run gfx9_fuzz \
 				KFDSIM_GFX9_FUZZ_SEED="${KFDSIM_GFX9_FUZZ_SEED:-0x67667839}" \
-				KFDSIM_GFX9_FUZZ_COUNT="${KFDSIM_GFX9_FUZZ_COUNT:-2000}"
+				KFDSIM_GFX9_FUZZ_COUNT="${KFDSIM_GFX9_FUZZ_COUNT:-1500}"
 		else
 			run "$area"
 		fi

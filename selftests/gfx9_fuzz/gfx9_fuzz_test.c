@@ -20,7 +20,7 @@
  * SDWA and literals.
  *
  * Environment:
- *   KFDSIM_GFX9_FUZZ_COUNT  programs to run (default 2000, the smoke run)
+ *   KFDSIM_GFX9_FUZZ_COUNT  programs to run (default 1500, the smoke run)
  *   KFDSIM_GFX9_FUZZ_SEED   PRNG seed (default fixed: a count and a seed
  *                           replay the same words)
  * Prints the words run and how many ended how.
@@ -291,7 +291,7 @@ KG_FIXTURE(gfx9_fuzz)
 /* A million programs take hours under TCG; run.sh's limit bounds the smoke run. */
 TEST_F_TIMEOUT(gfx9_fuzz, words_end_cleanly, 6 * 3600)
 {
-	uint64_t count = fz_env("KFDSIM_GFX9_FUZZ_COUNT", 2000);
+	uint64_t count = fz_env("KFDSIM_GFX9_FUZZ_COUNT", 1500);
 	uint64_t seed = fz_env("KFDSIM_GFX9_FUZZ_SEED", 0x67667839);
 	struct fz_kd kd = {
 		.kernel_code_entry_byte_offset = FZ_CODE_OFF,
