@@ -219,11 +219,16 @@ bench: modules selftests
 # 300000 take about 25 minutes) on the module built here, FUZZ_JOBS
 # processes at once (one per guest CPU), for at most FUZZ_SECONDS; the
 # guest's kernel log must stay clean (use KVER= a debug kernel for KASAN
-# etc.).
+# etc.). 3. The gfx9 instruction fuzzer in the VM (gfx9_fuzz_test):
+# GFX9_FUZZ_COUNT random instruction words from GFX9_FUZZ_SEED, each a
+# wave program dispatched on kfdsim (about 60 a second under TCG: a
+# million take some 5 hours).
 FUZZ_TIME ?= 600
 FUZZ_COUNT ?= 300000
 FUZZ_JOBS ?= 2
 FUZZ_SECONDS ?= $$(($(FUZZ_COUNT) / 50 + 300))
+GFX9_FUZZ_COUNT ?= 1000000
+GFX9_FUZZ_SEED ?= 0x67667839
 FUZZ_DIR := $(BUILD)/plugin/fuzz
 fuzz: modules selftests
 	$(MAKE) -C userspace-plugin fuzz
@@ -241,6 +246,13 @@ fuzz: modules selftests
 		-- sh -c '. selftests/lib/ksft-lib.sh; load 0 && \
 			build/selftests/restore_fuzz_test; r=$$?; \
 			unload fuzz; [ $$r -eq 0 ] && [ "$$failed" -eq 0 ]'
+	scripts/vm-run --timeout $$(($(GFX9_FUZZ_COUNT) / 50 + 600)) \
+		--env KFDSIM_INSMOD=only --env KFDSIM_KO=$(CURDIR)/kfdsim.ko \
+		--env KFDSIM_GFX9_FUZZ_COUNT=$(GFX9_FUZZ_COUNT) \
+		--env KFDSIM_GFX9_FUZZ_SEED=$(GFX9_FUZZ_SEED) \
+		-- sh -c '. selftests/lib/ksft-lib.sh; load 0 && \
+			build/selftests/gfx9_fuzz_test; r=$$?; \
+			unload gfx9_fuzz; [ $$r -eq 0 ] && [ "$$failed" -eq 0 ]'
 
 # CRIU at scale (opt-in), in one VM of SCALE_MEM: 100/1k/10k BOs and a
 # restore short of VRAM (2 GPUs of 256 MiB), 8 GPUs, then one VRAM BO of

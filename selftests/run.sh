@@ -48,7 +48,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/selftests
-areas="topology devcgroup memory apertures isolation teardown badinput abi queues compute sdma events preempt libdrm amdplugin hsakmt rocr criu stress gpustate restore_fuzz f32 gfx9 memcg"
+areas="topology devcgroup memory apertures isolation teardown badinput abi queues compute sdma events preempt libdrm amdplugin hsakmt rocr criu stress gpustate restore_fuzz f32 gfx9 memcg gfx9_fuzz"
 work=$(mktemp -d "${TMPDIR:-/tmp}/kfdsim-selftests.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
@@ -186,6 +186,12 @@ if load 0; then
 				KFDSIM_FUZZ_SEED="${KFDSIM_FUZZ_SEED:-0x6b66647369}" \
 				KFDSIM_FUZZ_COUNT="${KFDSIM_FUZZ_COUNT:-10000}" \
 				KFDSIM_FUZZ_SECONDS=0
+		elif [ "$area" = gfx9_fuzz ]; then
+			# The instruction fuzzer's smoke run: a fixed seed
+			# and a small count (`make fuzz` runs a million).
+			run gfx9_fuzz \
+				KFDSIM_GFX9_FUZZ_SEED="${KFDSIM_GFX9_FUZZ_SEED:-0x67667839}" \
+				KFDSIM_GFX9_FUZZ_COUNT="${KFDSIM_GFX9_FUZZ_COUNT:-1500}"
 		else
 			run "$area"
 		fi

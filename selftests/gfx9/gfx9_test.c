@@ -357,6 +357,320 @@ TEST_F(gfx9, valu_known_answers)
 	}
 }
 
+/* Run kernel @name over one wave: @nin dwords in, @nout dwords out. */
+static int g9_run_wave(struct kg_rt *rt, const char *name, uint32_t *in,
+		       size_t nin, struct kg_bo *out, size_t nout)
+{
+	struct g9_kernel k;
+	struct kg_bo ib;
+	uint64_t *ka;
+	int ret;
+
+	ret = g9_load(rt, name, G9_RSRC2_USER_SGPRS(2) | G9_RSRC2_WGID_X,
+		      G9_KCP_KERNARG_PTR, 0, &k);
+	if (!ret)
+		ret = kg_bo_new(rt, 0, 4 * nin, KT_GTT | KT_WRITABLE, 0, &ib);
+	if (!ret)
+		ret = kg_bo_new(rt, 0, 4 * nout, KT_GTT | KT_WRITABLE, 0, out);
+	if (ret)
+		return ret;
+	memcpy(ib.cpu, in, 4 * nin);
+	memset(out->cpu, 0xcc, 4 * nout);
+	ka = k.kernarg;
+	ka[0] = ib.va;
+	ka[1] = out->va;
+	return g9_run1(rt, &k, 64, 64);
+}
+
+/*
+ * DPP: lane l of the destination reads src0 from the lane dpp_ctrl names
+ * (gfx9 ISA, "DPP"); rows are 16 lanes, banks 4. A lane whose source is
+ * out of range or disabled writes 0 with bound_ctrl, else nothing (-1
+ * stays); row_mask/bank_mask keep lanes from writing.
+ */
+TEST_F(gfx9, dpp_known_answers)
+{
+	uint32_t x[64], *o, e[16];
+	unsigned int l, j, row, q;
+	struct kg_bo out;
+
+	g9_fill(x, 64, 11);
+	ASSERT_EQ(0, g9_run_wave(&self->rt, "dpp", x, 64, &out, 64 * 16));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		row = l & ~15u;
+		e[0] = x[l ^ 1];
+		e[1] = (l & 15) < 15 ? x[l + 1] : ~0u;
+		e[2] = (l & 15) >= 3 ? x[l - 3] : 0;
+		e[3] = x[row | ((l - 5) & 15)];
+		e[4] = l < 63 ? x[l + 1] : ~0u;
+		e[5] = x[(l + 1) & 63];
+		e[6] = l ? x[l - 1] : 0;
+		e[7] = x[(l + 63) & 63];
+		e[8] = x[row + 15 - (l & 15)];
+		e[9] = x[(l & ~7u) + 7 - (l & 7)];
+		e[10] = (l / 16 == 1 || l / 16 == 3) ? x[row - 1] : ~0u;
+		e[11] = l >= 32 ? x[31] : ~0u;
+		/* bank_mask 0x5: banks 0 and 2 of each row */
+		e[12] = ((l / 4) & 1) == 0 && (l & 15) ? x[l - 1] + x[l] : ~0u;
+		q = (l & ~3u) + 3 - (l & 3);
+		/* src0 from lane q, src1 the lane's own */
+		e[13] = l < 48 ? f2u(-(float)(x[q] & 0xffff) +
+				     fabsf(-(float)(x[l] >> 16))) : ~0u;
+		/* EXEC has the even lanes only */
+		e[14] = ~0u;
+		if ((l & 3) == 0)
+			e[14] = x[l + 2];
+		e[15] = l & 1 ? ~0u : 0;
+		for (j = 0; j < 16; j++)
+			EXPECT_EQ(e[j], o[16 * l + j])
+				TH_LOG("lane %u result %u", l, j);
+		if (_metadata->passed == 0)
+			break;
+	}
+}
+
+/*
+ * SDWA: sources are a byte or word of the register, zero- or
+ * sign-extended; the result goes to a byte or word of vdst, the rest
+ * zero, sign or kept (gfx9 ISA, "SDWA"); VOPC writes an SGPR pair.
+ */
+TEST_F(gfx9, sdwa_known_answers)
+{
+	uint32_t in[128], *o, e[12], x, y, r, a, b;
+	struct kg_bo out;
+	unsigned int l, j;
+	float fa, fb, f;
+
+	g9_fill(in, 128, 12);
+	in[0] = 0x80ff7f01u;
+	in[1] = 0xffff8080u;
+	ASSERT_EQ(0, g9_run_wave(&self->rt, "sdwa", in, 128, &out, 64 * 12));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		x = in[2 * l];
+		y = in[2 * l + 1];
+		e[0] = ((x >> 8) & 0xff) + (y >> 16);
+		r = (uint32_t)(int8_t)(x & 0xff) + (y & 0xffff);
+		e[1] = (r & 0xff) << 8 | (r & 0x80 ? 0xffff0000u : 0);
+		r = (x >> 24) - (y & 0xff);
+		e[2] = (y & ~0xff0000u) | (r & 0xff) << 16;
+		e[3] = x >> 16;
+		e[4] = (0x34u | ((y >> 8) & 0xff)) << 24;
+		a = (uint32_t)(int16_t)(x & 0xffff) & 0xffffff;
+		b = (uint32_t)(int16_t)(y >> 16) & 0xffffff;
+		e[5] = a * b;
+		e[6] = (int8_t)(x & 0xff) < (int32_t)((y >> 8) & 0xff);
+		e[7] = (x >> 16) > (y >> 16);
+		fa = (float)(x >> 8);
+		fb = -(float)(y >> 8);
+		e[8] = f2u(-fa + fabsf(fb));
+		f = fa * fb;
+		e[9] = f2u(f * 2.0f);
+		f = fa + fb;
+		e[10] = f2u(f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f);
+		e[11] = f2u((float)((x >> 16) & 0xff));
+		for (j = 0; j < 12; j++)
+			EXPECT_EQ(e[j], o[12 * l + j])
+				TH_LOG("lane %u result %u: x 0x%x y 0x%x", l, j,
+				       x, y);
+		if (_metadata->passed == 0)
+			break;
+	}
+}
+
+/*
+ * binary16 on the host: the exact result in binary128 (113 bits hold any
+ * sum, product or a * b + c of binary16 values exactly), rounded once to
+ * binary16 by the compiler's conversion (nearest even, subnormals kept).
+ */
+typedef __float128 g9_q;
+
+static uint16_t g9_h(_Float16 f)
+{
+	uint16_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static g9_q g9_hq(uint16_t u)
+{
+	_Float16 f;
+
+	memcpy(&f, &u, sizeof(f));
+	return (g9_q)f;
+}
+
+static uint16_t g9_qh(g9_q q)
+{
+	return g9_h((_Float16)q);
+}
+
+static int g9_hnan(uint16_t u)
+{
+	return (u & 0x7fff) > 0x7c00;
+}
+
+/* IEEE-mode max/min: a NaN operand gives the other; -0 below +0. */
+static uint16_t g9_hminmax(uint16_t a, uint16_t b, int max)
+{
+	g9_q x = g9_hq(a), y = g9_hq(b);
+
+	if (g9_hnan(a))
+		return g9_hnan(b) ? a | 0x200 : b;
+	if (g9_hnan(b))
+		return a;
+	if (x == y)
+		return ((a & 0x8000) != 0) == !!max ? b : a;
+	return (x < y) != !!max ? a : b;
+}
+
+static uint16_t g9_hclamp(uint16_t a)
+{
+	g9_q x = g9_hq(a);
+
+	if (g9_hnan(a) || x < 0)
+		return 0;
+	return x > 1 ? 0x3c00 : a;
+}
+
+/* Equal, or both NaN in the halves that are f16 (@mask bit per half). */
+static int g9_heq(uint32_t e, uint32_t o, unsigned int fmask)
+{
+	unsigned int h;
+
+	for (h = 0; h < 2; h++) {
+		uint16_t a = e >> (16 * h), b = o >> (16 * h);
+
+		if (a != b && !((fmask & (1u << h)) && g9_hnan(a) &&
+				g9_hnan(b)))
+			return 0;
+	}
+	return 1;
+}
+
+static int32_t g9_sat32(int64_t v)
+{
+	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : v;
+}
+
+/*
+ * f16 arithmetic (VOP2/VOP3, op_sel, neg/abs, mad unfused and fma fused,
+ * conversions, compare, SDWA), the packed VOP3P operations with op_sel,
+ * op_sel_hi, neg_lo/neg_hi and clamp, and the integer dot products,
+ * against the exact host computation above.
+ */
+TEST_F(gfx9, f16_packed_known_answers)
+{
+	uint32_t in[3 * 64], *o, e[24], x, y, z, r;
+	unsigned int l, j, i, fm[24];
+	uint16_t xl, xh, yl, yh, zl, zh;
+	struct kg_bo out;
+	int64_t acc;
+	float fz;
+
+	g9_fill(in, 3 * 64, 13);
+	for (l = 0; l < 64; l++) {
+		/* Most lanes: f16 halves of moderate size; every 4th: any bits. */
+		if (l % 4) {
+			for (j = 0; j < 3; j++)
+				in[3 * l + j] = (in[3 * l + j] & 0x83ff83ffu) |
+						(0x3000u + (in[3 * l + j] >> 5 & 0x1c00u)) * 0x10001u;
+		}
+		/* z as an f32 from 2^-26 to 2^20: f16 subnormals to overflow */
+		if (l % 2)
+			in[3 * l + 2] = (in[3 * l + 2] & 0x807fffffu) |
+					(101u + in[3 * l + 2] % 47u) << 23;
+	}
+	/* Inf - Inf, 0 * Inf, signed zeros, a NaN, subnormals */
+	in[0] = 0x7c00fc00u;
+	in[1] = 0x7c000000u;
+	in[3] = 0x80008000u;
+	in[4] = 0x80000000u;
+	in[6] = 0x7e010001u;
+	in[7] = 0x03ff8001u;
+	ASSERT_EQ(0, g9_run_wave(&self->rt, "f16", in, 3 * 64, &out, 64 * 24));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		x = in[3 * l];
+		y = in[3 * l + 1];
+		z = in[3 * l + 2];
+		xl = x, xh = x >> 16, yl = y, yh = y >> 16, zl = z, zh = z >> 16;
+		memset(fm, 0, sizeof(fm));
+		e[0] = g9_qh(g9_hq(xl) + g9_hq(yl));
+		e[1] = g9_qh(g9_hq(xl) * g9_hq(yl));
+		e[2] = g9_qh(g9_hq(xh) * g9_hq(yl) + g9_hq(zh));
+		e[3] = g9_qh(g9_hq(xl) * g9_hq(yl) + g9_hq(zl));
+		e[4] = g9_qh(g9_hq(g9_qh(-g9_hq(xl) * g9_hq(yl & 0x7fff))) +
+			     g9_hq(zl));
+		e[5] = g9_hminmax(xl, yl, 1) |
+		       (uint32_t)(uint16_t)((uint32_t)xl * yh + zl) << 16;
+		memcpy(&fz, &z, sizeof(fz));
+		e[6] = g9_h((_Float16)fz);
+		e[7] = f2u((float)g9_hq(xl));
+		e[8] = g9_qh(g9_hq(xl) + g9_hq(yl)) |
+		       (uint32_t)g9_qh(g9_hq(xh) + g9_hq(yh)) << 16;
+		e[9] = g9_qh(g9_hq(xh) * g9_hq(yl)) |
+		       (uint32_t)g9_qh(g9_hq(xl) * g9_hq(yh)) << 16;
+		e[10] = g9_qh(-g9_hq(xl) * g9_hq(yl) + g9_hq(zl)) |
+			(uint32_t)g9_qh(g9_hq(xh) * g9_hq(yh) - g9_hq(zh)) << 16;
+		e[11] = g9_hminmax(xl, yl, 1) |
+			(uint32_t)g9_hminmax(xh, yh, 1) << 16;
+		e[12] = g9_hclamp(g9_qh(g9_hq(xl) + g9_hq(yl))) |
+			(uint32_t)g9_hclamp(g9_qh(g9_hq(xh) + g9_hq(yh))) << 16;
+		e[13] = (uint16_t)(xl + yl) | (uint32_t)(uint16_t)(xh + yh) << 16;
+		e[14] = (uint16_t)((int16_t)xl * (int16_t)yl + zl) |
+			(uint32_t)(uint16_t)((int16_t)xh * (int16_t)yh + zh)
+				<< 16;
+		r = 0;
+		for (i = 0; i < 2; i++) {
+			int32_t d = (int16_t)(i ? xh : xl) - (int16_t)(i ? yh : yl);
+
+			d = d > 32767 ? 32767 : d < -32768 ? -32768 : d;
+			r |= (uint32_t)(uint16_t)d << (16 * i);
+		}
+		e[15] = r;
+		e[16] = (uint32_t)((int64_t)(int16_t)xl * (int16_t)yl +
+				   (int64_t)(int16_t)xh * (int16_t)yh +
+				   (int32_t)z);
+		r = z;
+		for (i = 0; i < 4; i++)
+			r += (x >> (8 * i) & 0xff) * (y >> (8 * i) & 0xff);
+		e[17] = r;
+		acc = (int32_t)z;
+		for (i = 0; i < 8; i++) {
+			int a = (int)(x >> (4 * i) & 15), b = (int)(y >> (4 * i) & 15);
+
+			acc += (int64_t)(a >= 8 ? a - 16 : a) * (b >= 8 ? b - 16 : b);
+		}
+		e[18] = (uint32_t)g9_sat32(acc);
+		e[19] = g9_hq(xl) < g9_hq(yl);
+		e[20] = (uint16_t)((uint32_t)xl * yl);
+		e[21] = (x & 0xffff) |
+			(uint32_t)g9_qh(g9_hq(xh) + g9_hq(yl)) << 16;
+		e[22] = (uint16_t)(yl >> (xl & 15)) |
+			(uint32_t)(uint16_t)(yh >> (xh & 15)) << 16;
+		e[23] = (z & 0xffff0000u) |
+			g9_qh(g9_hq(g9_qh(g9_hq(xl) * g9_hq(yl))) + g9_hq(zl));
+		/* the halves that are f16 results, where any NaN is right */
+		for (j = 0; j <= 12; j++)
+			fm[j] = j == 5 ? 1 : j >= 8 ? 3 : j == 7 ? 0 : 1;
+		fm[21] = 2;
+		fm[23] = 1;
+		for (j = 0; j < 24; j++) {
+			if (j == 7 && (o[24 * l + j] & 0x7fffffffu) > 0x7f800000u &&
+			    g9_hnan(xl))
+				continue;	/* a NaN converted: any NaN */
+			EXPECT_TRUE(g9_heq(e[j], o[24 * l + j], fm[j]))
+				TH_LOG("lane %u result %u: x 0x%08x y 0x%08x z 0x%08x: expected 0x%08x got 0x%08x",
+				       l, j, x, y, z, e[j], o[24 * l + j]);
+		}
+		if (_metadata->passed == 0)
+			break;
+	}
+}
+
 /* Scalar ALU ops and a counted loop, against the ISA's definitions. */
 TEST_F(gfx9, salu_known_answers)
 {

@@ -219,6 +219,13 @@ void gfx9_vsrc(const struct gfx9_disp *d, const struct gfx9_wave *w,
 {
 	unsigned int r;
 
+	if (code == GFX9_SRC_EXT0 || code == GFX9_SRC_EXT1) {
+		/* Only after DPP or SDWA decoding; 32-bit operands only. */
+		s->lo = d->ext[code == GFX9_SRC_EXT1];
+		s->hi = NULL;
+		s->k = 0;
+		return;
+	}
 	if (code >= GFX9_SRC_VGPR0) {
 		r = code - GFX9_SRC_VGPR0;
 		s->lo = gfx9_vreg(w, r);
@@ -244,17 +251,20 @@ static int gfx9_fetch(struct gfx9_disp *d, u64 pc, u32 *dw, unsigned int n)
  * A VGPR operand must start inside the wave's allocation; the rows
  * allocated past it (GFX9_VGPR_PAD) take the high half of a 64-bit one.
  */
-static bool gfx9_vsrc_ok(const struct gfx9_disp *d, unsigned int code)
+static bool gfx9_vsrc_ok(const struct gfx9_disp *d,
+			 const struct gfx9_vop *v, unsigned int code)
 {
+	if (v->ext && (code == GFX9_SRC_EXT0 || code == GFX9_SRC_EXT1))
+		return true;
 	if (code >= GFX9_SRC_VGPR0)
 		return code - GFX9_SRC_VGPR0 < d->nvgpr;
 	return gfx9_ssrc_valid(code);
 }
 
-static int gfx9_run_vop(struct gfx9_disp *d, struct gfx9_wave *w,
-			struct gfx9_insn *in, struct gfx9_vop *v)
+int gfx9_run_vop(struct gfx9_disp *d, struct gfx9_wave *w,
+		 struct gfx9_insn *in, struct gfx9_vop *v)
 {
-	const struct gfx9_vop_op *op = &gfx9_vop_ops[in->op];
+	const struct gfx9_vop_op *op = gfx9_vop_op(in->op);
 	unsigned int i;
 	bool clamp_bad;
 
@@ -268,7 +278,7 @@ static int gfx9_run_vop(struct gfx9_disp *d, struct gfx9_wave *w,
 		return gfx9_illegal(d, w, in,
 				    "modifiers on an integer VOP are not implemented");
 	for (i = 0; i < 3; i++)
-		if (!gfx9_vsrc_ok(d, v->src[i]))
+		if (!gfx9_vsrc_ok(d, v, v->src[i]))
 			return gfx9_illegal(d, w, in, "operand not supported");
 	if (v->e64 && (v->src[0] == GFX9_SRC_LITERAL ||
 		       v->src[1] == GFX9_SRC_LITERAL ||
@@ -314,11 +324,13 @@ static int gfx9_dispatch_vop(struct gfx9_disp *d, struct gfx9_wave *w,
 		v.e64 = true;
 		v.vdst = a & 0xff;
 		v.clamp = (a >> 15) & 1;
-		if (gfx9_vop_ops[in->op].flags & GFX9_VOP_VOP3B) {
+		if (gfx9_vop_op(in->op)->flags & GFX9_VOP_VOP3B) {
 			v.sdst = (a >> 8) & 0x7f;
 		} else {
 			v.abs = (a >> 8) & 7;
-			if ((a >> 11) & 0xf)
+			v.opsel = (a >> 11) & 0xf;
+			if (v.opsel &&
+			    !(gfx9_vop_op(in->op)->flags & GFX9_VOP_OPSEL))
 				return gfx9_illegal(d, w, in, "op_sel");
 		}
 		v.src[0] = b & 0x1ff;
@@ -331,9 +343,10 @@ static int gfx9_dispatch_vop(struct gfx9_disp *d, struct gfx9_wave *w,
 			v.sdst = v.vdst;
 		break;
 	}
-	if (fmt != GFX9_FMT_VOP3 &&
-	    (v.src[0] == GFX9_SRC_DPP || v.src[0] == GFX9_SRC_SDWA))
-		return gfx9_illegal(d, w, in, "DPP and SDWA are not implemented");
+	if (fmt != GFX9_FMT_VOP3 && v.src[0] == GFX9_SRC_DPP)
+		return gfx9_vop_dpp(d, w, in, &v, fmt == GFX9_FMT_VOPC);
+	if (fmt != GFX9_FMT_VOP3 && v.src[0] == GFX9_SRC_SDWA)
+		return gfx9_vop_sdwa(d, w, in, &v, fmt == GFX9_FMT_VOPC);
 	if (!gfx9_sdst_valid(v.sdst, true))
 		return gfx9_illegal(d, w, in, "bad scalar destination");
 	return gfx9_run_vop(d, w, in, &v);
@@ -363,6 +376,18 @@ static const struct gfx9_op *gfx9_lookup(u8 fmt, u32 a)
 	default:
 		return NULL;
 	}
+}
+
+/*
+ * Does the 32-bit encoding @a of @fmt carry a DPP or SDWA dword after it
+ * (src0 250 or 249)? Then it has no literal.
+ */
+static bool gfx9_has_ext(u8 fmt, u32 a)
+{
+	if (fmt != GFX9_FMT_VOP1 && fmt != GFX9_FMT_VOP2 &&
+	    fmt != GFX9_FMT_VOPC)
+		return false;
+	return (a & 0x1ff) == GFX9_SRC_DPP || (a & 0x1ff) == GFX9_SRC_SDWA;
 }
 
 /* Does the 32-bit encoding @a of @fmt carry a literal dword after it? */
@@ -413,10 +438,15 @@ int gfx9_step(struct gfx9_disp *d, struct gfx9_wave *w)
 			break;
 		}
 	}
-	if (WARN_ON_ONCE(!f))	/* the table covers every dword */
-		return -ENOEXEC;
+	if (!f) {	/* a reserved encoding (0xc8..0xcf, 0xe4..0xe7, ...) */
+		in.size = 4;
+		w->pc += 4;
+		return gfx9_illegal(d, w, &in, "no such encoding");
+	}
 	n = f->dwords;
-	if (gfx9_has_literal(f->fmt, in.dw[0]))
+	if (gfx9_has_ext(f->fmt, in.dw[0]))
+		n++;
+	else if (gfx9_has_literal(f->fmt, in.dw[0]))
 		n++;
 	if (n > 1) {
 		ret = gfx9_fetch(d, w->pc + 4, in.dw + 1, n - 1);
@@ -424,7 +454,7 @@ int gfx9_step(struct gfx9_disp *d, struct gfx9_wave *w)
 			return ret;
 	}
 	in.size = n * 4;
-	if (n > f->dwords)
+	if (n > f->dwords && !gfx9_has_ext(f->fmt, in.dw[0]))
 		in.lit = in.dw[f->dwords];
 	w->pc += in.size;
 
@@ -434,6 +464,8 @@ int gfx9_step(struct gfx9_disp *d, struct gfx9_wave *w)
 	case GFX9_FMT_VOP2:
 	case GFX9_FMT_VOP3:
 		return gfx9_dispatch_vop(d, w, &in, f->fmt);
+	case GFX9_FMT_VOP3P:
+		return gfx9_vop3p(d, w, &in);
 	default:
 		break;
 	}

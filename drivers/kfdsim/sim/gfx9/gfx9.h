@@ -53,6 +53,13 @@
 #define GFX9_SRC_LDS_DIRECT	254
 #define GFX9_SRC_LITERAL	255
 #define GFX9_SRC_VGPR0		256
+/*
+ * After DPP or SDWA decoding, src0 (and SDWA's src1) name the dispatch's
+ * extension rows (struct gfx9_disp.ext) by these codes: the operand as
+ * the extension delivers it, lane by lane (dpp.c, sdwa.c).
+ */
+#define GFX9_SRC_EXT0		GFX9_SRC_SDWA
+#define GFX9_SRC_EXT1		GFX9_SRC_DPP
 
 /* How an inline float constant or a literal reads for an operand. */
 enum gfx9_kind {
@@ -134,6 +141,9 @@ struct gfx9_insn {
  * @clamp: VOP3 clamp
  * @omod: VOP3 output modifier
  * @e64: VOP3 encoding
+ * @ext: the operands come through the extension rows (DPP or SDWA)
+ * @opsel: VOP3 op_sel: [2:0] read the high half of src0-2, [3] write
+ *         the high half of vdst (16-bit operations only)
  */
 struct gfx9_vop {
 	u16 src[3];
@@ -144,6 +154,8 @@ struct gfx9_vop {
 	u8 clamp;
 	u8 omod;
 	bool e64;
+	bool ext;
+	u8 opsel;
 };
 
 struct gfx9_disp;
@@ -175,6 +187,7 @@ struct gfx9_vop_op {
 #define GFX9_VOP_FLOAT		BIT(1)	/* abs/neg/clamp/omod apply */
 #define GFX9_VOP_SGPR_DST	BIT(2)	/* vdst names an SGPR */
 #define GFX9_VOP_CLAMP_INT	BIT(3)	/* integer op whose clamp saturates */
+#define GFX9_VOP_OPSEL		BIT(4)	/* 16-bit: VOP3 op_sel applies */
 
 /**
  * struct gfx9_disp - a dispatch of machine code in progress
@@ -208,6 +221,7 @@ struct gfx9_vop_op {
  * @next_wave: round-robin position
  * @va: per-lane addresses of the memory instruction being run
  * @tmp: per-lane values of the memory instruction being run
+ * @ext: per-lane source operands of the DPP or SDWA instruction being run
  * @why: the trap's cause, for the log and the error
  * @code: the queue error of the trap (KFDSIM_AQL_ERROR_*)
  */
@@ -241,6 +255,7 @@ struct gfx9_disp {
 	u32 next_wave;
 	u64 va[GFX9_LANES];
 	u64 tmp[GFX9_LANES];
+	u32 ext[2][GFX9_LANES];
 	char why[160];
 	u32 code;
 };
@@ -302,14 +317,39 @@ extern const struct gfx9_op gfx9_sopc_ops[128];
 extern const struct gfx9_op gfx9_sopp_ops[128];
 extern const struct gfx9_op gfx9_smem_ops[256];
 extern const struct gfx9_vop_op gfx9_vop_ops[1024];
+/* The 16-bit VOP1/VOP2/VOP3/VOPC operations (vop_f16.c). */
+extern const struct gfx9_vop_op gfx9_vop16_ops[1024];
 extern const struct gfx9_op gfx9_ds_ops[256];
 extern const struct gfx9_op gfx9_flat_ops[128];
 extern const struct gfx9_op gfx9_mubuf_ops[128];
+
+/* The table entry of VOP opcode @op (VOP3 numbering). */
+static inline const struct gfx9_vop_op *gfx9_vop_op(unsigned int op)
+{
+	return gfx9_vop_ops[op].fn ? &gfx9_vop_ops[op] : &gfx9_vop16_ops[op];
+}
 
 /* Float VOP operations (vop_fp.c), run between kernel_fpu_begin/end. */
 int gfx9_vop_fp(struct gfx9_disp *d, struct gfx9_wave *w,
 		const struct gfx9_insn *in, const struct gfx9_vop *v,
 		unsigned int op);
+
+/* Check and run a decoded VOP instruction (decode.c). */
+int gfx9_run_vop(struct gfx9_disp *d, struct gfx9_wave *w,
+		 struct gfx9_insn *in, struct gfx9_vop *v);
+
+/* VOP1/VOP2/VOPC with a DPP or SDWA dword (dpp.c, sdwa.c). */
+int gfx9_vop_dpp(struct gfx9_disp *d, struct gfx9_wave *w,
+		 struct gfx9_insn *in, struct gfx9_vop *v, bool vopc);
+int gfx9_vop_sdwa(struct gfx9_disp *d, struct gfx9_wave *w,
+		  struct gfx9_insn *in, struct gfx9_vop *v, bool vopc);
+bool gfx9_vop_ext_ok(unsigned int op);
+int gfx9_vop_ext_run(struct gfx9_disp *d, struct gfx9_wave *w,
+		     struct gfx9_insn *in, struct gfx9_vop *v, u64 exec);
+
+/* VOP3P: packed 16-bit math and dot products (vop3p.c). */
+int gfx9_vop3p(struct gfx9_disp *d, struct gfx9_wave *w,
+	       struct gfx9_insn *in);
 
 /* Run one instruction of @w (decode.c). */
 int gfx9_step(struct gfx9_disp *d, struct gfx9_wave *w);
