@@ -69,6 +69,7 @@
 #define RSRC2_WORKGROUP_ID_Z		BIT(9)
 #define RSRC2_WORKGROUP_INFO		BIT(10)
 #define RSRC2_WORKITEM_IDS(r)		(((r) >> 11) & 3)
+#define RSRC2_LDS_SIZE(r)		((((r) >> 15) & 0x1ff) * 512)
 
 /* amd_queue_t: the scratch buffer descriptor ROCr prepares. */
 #define AMD_QUEUE_SCRATCH_RSRC		144
@@ -179,6 +180,30 @@ static int gfx9_descriptor(struct gfx9_disp *d, const u8 *kd,
 	return 0;
 }
 
+/*
+ * A PM4 dispatch: the registers say what a descriptor would, and the user
+ * SGPRs are COMPUTE_USER_DATA_*, whatever the program made of them.
+ */
+static int gfx9_registers(struct gfx9_disp *d,
+			  const struct kfdsim_gfx9_regs *regs,
+			  struct kfdsim_dispatch_error *err)
+{
+	d->regs = true;
+	d->entry = regs->pgm;
+	d->rsrc1 = regs->rsrc1;
+	d->rsrc2 = regs->rsrc2;
+	memcpy(d->user_data, regs->user_data, sizeof(d->user_data));
+	d->nvgpr = RSRC1_VGPRS(d->rsrc1) * 4;
+	d->lds_size = RSRC2_LDS_SIZE(d->rsrc2);
+	if (d->lds_size > GFX9_LDS_SIZE)
+		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_GROUP_TOO_LARGE,
+				   "dispatch needs more than 64 KiB of LDS");
+	if (RSRC1_FLOAT_MODE(d->rsrc1) & 0xf)
+		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INVALID_CODE,
+				   "kernel asks for a float rounding mode other than nearest (not implemented)");
+	return 0;
+}
+
 /* The workgroup's size in each dimension: the last ones may be partial. */
 static void gfx9_wg_dims(const struct gfx9_disp *d, const u32 *id, u32 *size)
 {
@@ -206,7 +231,11 @@ static void gfx9_wave_init(struct gfx9_disp *d, struct gfx9_wave *w,
 		  ((d->rsrc1 & RSRC1_DX10_CLAMP) ? BIT(8) : 0) |
 		  ((d->rsrc1 & RSRC1_IEEE_MODE) ? BIT(9) : 0);
 
-	/* User SGPRs, in the order AMDGPUUsage gives. */
+	/* User SGPRs, in the order AMDGPUUsage gives (PM4: the registers). */
+	if (d->regs) {
+		memcpy(vals, d->user_data, sizeof(vals));
+		n = ARRAY_SIZE(vals);
+	}
 	if (d->props & KCP_PRIVATE_SEGMENT_BUFFER)
 		for (i = 0; i < 4; i++)
 			vals[n++] = scratch_rsrc[i];
@@ -361,7 +390,12 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 	u32 magic;
 	int ret;
 
-	/* A NULL object and kfdsim's own descriptors: the built-in path. */
+	/*
+	 * A NULL object and kfdsim's own descriptors: the built-in path. For
+	 * PM4 the object is the code itself, which does not start with the
+	 * magic (0x4d49534b decodes as a v_add_u16 of VGPRs that no kernel
+	 * has set at its entry).
+	 */
 	if (!pkt->kernel_object)
 		return -ENOENT;
 	ret = kfdsim_vm_read(q->vm, pkt->kernel_object, &magic, sizeof(magic),
@@ -370,12 +404,15 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 		return ret;
 	if (magic == KFDSIM_KERNEL_MAGIC)
 		return -ENOENT;
-	ret = kfdsim_vm_read(q->vm, pkt->kernel_object, kd, KD_SIZE, fault);
-	if (!ret && gfx9_legacy(kd))
-		ret = kfdsim_vm_read(q->vm, pkt->kernel_object, kd, AKC_READ,
+	if (!q->regs) {
+		ret = kfdsim_vm_read(q->vm, pkt->kernel_object, kd, KD_SIZE,
 				     fault);
-	if (ret)
-		return ret;
+		if (!ret && gfx9_legacy(kd))
+			ret = kfdsim_vm_read(q->vm, pkt->kernel_object, kd,
+					     AKC_READ, fault);
+		if (ret)
+			return ret;
+	}
 
 	s = kfdsim_cp_should_fail() ? NULL : kvzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
@@ -386,7 +423,9 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 	d->desc_va = pkt->kernel_object;
 	d->q = q;
 	ret = gfx9_geometry(d, err);
-	if (!ret)
+	if (!ret && q->regs)
+		ret = gfx9_registers(d, q->regs, err);
+	else if (!ret)
 		ret = gfx9_descriptor(d, kd, err);
 	if (!ret && prog->iteration)
 		ret = -EINVAL;
