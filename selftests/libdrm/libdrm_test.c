@@ -1747,7 +1747,7 @@ TEST_F(compute, bad_packets_refused)
 		"packet truncated by the IB's end",
 		"DISPATCH_DIRECT of the wrong length",
 		"descriptor address not mapped (fault)",
-		"descriptor that is machine code",
+		"machine code that traps (s_trap)",
 		"descriptor of an unknown kernel", "kernarg not mapped (fault)",
 		"dispatch without COMPUTE_SHADER_EN",
 		"dispatch with NUM_THREAD 0", "workgroup of 2048",
@@ -1806,7 +1806,8 @@ TEST_F(compute, bad_packets_refused)
 			desc = CP_UNMAPPED;
 			break;
 		case DESC_NOT_KFDSIM:
-			desc_cpu[0] = 0xbf810000;	/* s_endpgm */
+			/* Machine code runs, and this one traps. */
+			desc_cpu[0] = 0xbf920002;	/* s_trap 2 */
 			break;
 		case DESC_BAD_KERNEL:
 			desc_cpu[2] = 99;
