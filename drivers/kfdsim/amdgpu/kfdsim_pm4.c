@@ -10,9 +10,10 @@
  * COMPUTE_PGM_LO/HI with the RSRC1/RSRC2 and USER_DATA registers, as
  * amdgpu's user space (Mesa) programs a compute dispatch, in the gfx9
  * engine (kfdsim_gfx9_run()); or, when the program address holds a kfdsim
- * built-in descriptor, that kernel with kfdsim_kernel_run(). WRITE_DATA and RELEASE_MEM write memory, NOP and
- * ACQUIRE_MEM do nothing. Everything else is refused, with the reason in
- * the context for the caller's log line.
+ * built-in descriptor, that kernel with kfdsim_kernel_run(). WRITE_DATA
+ * and RELEASE_MEM write memory, NOP and ACQUIRE_MEM do nothing. Everything
+ * else is refused, with the reason in the context for the caller's log
+ * line.
  *
  * A GPU page fault stops the packet (-EFAULT, with the fault filled): a
  * dispatch cannot go on past one, and the ring treats every fault alike.
