@@ -211,23 +211,6 @@ static void kg_write_descriptors(struct kg_queue *q)
 	}
 }
 
-/* An AMDHSA code object v3 kernel descriptor (AMDGPUUsage), 64 bytes. */
-struct kg_kd {
-	uint32_t group_segment_fixed_size;
-	uint32_t private_segment_fixed_size;
-	uint32_t kernarg_size;
-	uint32_t reserved0;
-	int64_t kernel_code_entry_byte_offset;
-	uint8_t reserved1[20];
-	uint32_t compute_pgm_rsrc3;
-	uint32_t compute_pgm_rsrc1;
-	uint32_t compute_pgm_rsrc2;
-	uint16_t kernel_code_properties;
-	uint8_t reserved2[6];
-};
-
-_Static_assert(sizeof(struct kg_kd) == 64, "kernel descriptor size");
-
 /* RSRC1: 64 VGPRs (granule 15), 32 SGPRs (granule 3), denormals kept. */
 #define KG_KD_RSRC1	(15u | 3u << 6 | 3u << 16 | 3u << 18)
 /* RSRC2: 4 user SGPRs (dispatch and kernarg pointers), TGID_X_EN. */

@@ -124,6 +124,23 @@ enum kg_code {
 #define KG_CTL_CODE_MAX		(4096 - KG_CTL_CODE)
 #define KG_CTL_KERNARG		4096		/* 64 B per ring slot */
 
+/* An AMDHSA code object v3 kernel descriptor (AMDGPUUsage), 64 bytes. */
+struct kg_kd {
+	uint32_t group_segment_fixed_size;
+	uint32_t private_segment_fixed_size;
+	uint32_t kernarg_size;
+	uint32_t reserved0;
+	int64_t kernel_code_entry_byte_offset;
+	uint8_t reserved1[20];
+	uint32_t compute_pgm_rsrc3;
+	uint32_t compute_pgm_rsrc1;
+	uint32_t compute_pgm_rsrc2;
+	uint16_t kernel_code_properties;
+	uint8_t reserved2[6];
+};
+
+_Static_assert(sizeof(struct kg_kd) == 64, "kernel descriptor size");
+
 /* lib/kernels/kg_code.s assembled (generated kg_code.c). */
 extern const uint8_t kg_code[];
 extern const size_t kg_code_size;

@@ -138,6 +138,22 @@ static bool gfx9_legacy(const u8 *kd)
 	return major == 1 && kind == 1;
 }
 
+/* VGPRs and LDS of each workgroup, from RSRC1 and @lds bytes; checks. */
+static int gfx9_resources(struct gfx9_disp *d, u32 lds,
+			  struct kfdsim_dispatch_error *err)
+{
+	d->nvgpr = RSRC1_VGPRS(d->rsrc1) * 4;
+	d->lds_size = lds;
+	if (d->lds_size > GFX9_LDS_SIZE)
+		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_GROUP_TOO_LARGE,
+				   "dispatch needs more than 64 KiB of LDS");
+	/* Only round to nearest is modelled. */
+	if (RSRC1_FLOAT_MODE(d->rsrc1) & 0xf)
+		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INVALID_CODE,
+				   "kernel asks for a float rounding mode other than nearest (not implemented)");
+	return 0;
+}
+
 static int gfx9_descriptor(struct gfx9_disp *d, const u8 *kd,
 			   struct kfdsim_dispatch_error *err)
 {
@@ -168,16 +184,7 @@ static int gfx9_descriptor(struct gfx9_disp *d, const u8 *kd,
 	}
 	d->props = props;
 	d->entry = d->desc_va + entry;
-	d->nvgpr = RSRC1_VGPRS(d->rsrc1) * 4;
-	d->lds_size = max(group, d->pkt.group_segment_size);
-	if (d->lds_size > GFX9_LDS_SIZE)
-		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_GROUP_TOO_LARGE,
-				   "dispatch needs more than 64 KiB of LDS");
-	/* Only round to nearest is modelled. */
-	if (RSRC1_FLOAT_MODE(d->rsrc1) & 0xf)
-		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INVALID_CODE,
-				   "kernel asks for a float rounding mode other than nearest (not implemented)");
-	return 0;
+	return gfx9_resources(d, max(group, d->pkt.group_segment_size), err);
 }
 
 /*
@@ -193,15 +200,7 @@ static int gfx9_registers(struct gfx9_disp *d,
 	d->rsrc1 = regs->rsrc1;
 	d->rsrc2 = regs->rsrc2;
 	memcpy(d->user_data, regs->user_data, sizeof(d->user_data));
-	d->nvgpr = RSRC1_VGPRS(d->rsrc1) * 4;
-	d->lds_size = RSRC2_LDS_SIZE(d->rsrc2);
-	if (d->lds_size > GFX9_LDS_SIZE)
-		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_GROUP_TOO_LARGE,
-				   "dispatch needs more than 64 KiB of LDS");
-	if (RSRC1_FLOAT_MODE(d->rsrc1) & 0xf)
-		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INVALID_CODE,
-				   "kernel asks for a float rounding mode other than nearest (not implemented)");
-	return 0;
+	return gfx9_resources(d, RSRC2_LDS_SIZE(d->rsrc2), err);
 }
 
 /* The workgroup's size in each dimension: the last ones may be partial. */
