@@ -14,9 +14,6 @@
 #include "images.h"
 #include "util.h"
 
-/* Where kp_scan_build() puts the descriptor and the kernarg. */
-#define KP_SCAN_ARGS_OFF	256
-
 enum kp_scan_mode kp_scan_mode_from_env(void)
 {
 	const char *s = getenv("KFD_BO_SCAN");
@@ -46,37 +43,40 @@ uint32_t kp_scan_build(uint32_t *ib, void *head, uint64_t head_va,
 		       uint64_t src, uint64_t len, uint32_t chunk,
 		       enum kp_sum_kind kind, bool zero_only, uint64_t out)
 {
-	struct kfdsim_kernel_descriptor desc = {
-		.magic = KFDSIM_KERNEL_MAGIC,
-		.version = KFDSIM_KERNEL_VERSION,
-		.opcode = zero_only ? KFDSIM_KERNEL_CHUNK_ZERO :
-			  kind == KP_SUM_XXH64 ? KFDSIM_KERNEL_CHUNK_XXH64 :
-						 KFDSIM_KERNEL_CHUNK_SUMS,
-	};
-	struct kfdsim_args_chunk_sums args = {
+	uint64_t nchunks = (len + chunk - 1) / chunk;
+	struct kp_scan_args args = {
 		.src = src,
 		.out = out,
 		.size = len,
 		.chunk = chunk,
+		.nchunks = (uint32_t)nchunks,
 	};
+	uint64_t entry = head_va + (zero_only ? kp_scan_zero_off :
+				    kind == KP_SUM_XXH64 ? kp_scan_xxh64_off :
+							   kp_scan_fold64_off);
 	uint64_t args_va = head_va + KP_SCAN_ARGS_OFF;
-	uint32_t pgm[2] = { (uint32_t)(head_va >> 8),
-			    (uint32_t)(head_va >> 40) };
+	uint32_t pgm[2] = { (uint32_t)(entry >> 8), (uint32_t)(entry >> 40) };
+	uint32_t rsrc[2] = { KP_SCAN_RSRC1, KP_SCAN_RSRC2 };
 	uint32_t user[2] = { (uint32_t)args_va, (uint32_t)(args_va >> 32) };
-	uint32_t threads[3] = { 1, 1, 1 };
-	uint32_t n = 0, pad;
+	uint32_t threads[3] = { KP_SCAN_WG, 1, 1 };
+	uint32_t zero = 0, n = 0, pad;
 
-	memcpy(head, &desc, sizeof(desc));
+	memcpy(head, kp_scan_code, kp_scan_code_size);
 	memcpy((uint8_t *)head + KP_SCAN_ARGS_OFF, &args, sizeof(args));
 
 	n += kp_pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_PGM_LO, pgm, 2);
+	n += kp_pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_PGM_RSRC1, rsrc, 2);
+	n += kp_pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_RESOURCE_LIMITS,
+			   &zero, 1);
+	n += kp_pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_TMPRING_SIZE, &zero,
+			   1);
 	n += kp_pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_USER_DATA_0, user, 2);
 	n += kp_pm4_set_sh(ib + n, KFDSIM_PM4_REG_COMPUTE_NUM_THREAD_X, threads,
 			   3);
-	/* One work-item per chunk, one per workgroup: a preemption point. */
+	/* Whole workgroups of one wave; the lanes past nchunks end. */
 	ib[n++] = KFDSIM_PM4_TYPE3_HDR(KFDSIM_PM4_OP_DISPATCH_DIRECT,
 				       KFDSIM_PM4_DISPATCH_DIRECT_NDW);
-	ib[n++] = (uint32_t)((len + chunk - 1) / chunk);
+	ib[n++] = (uint32_t)((nchunks + KP_SCAN_WG - 1) / KP_SCAN_WG);
 	ib[n++] = 1;
 	ib[n++] = 1;
 	ib[n++] = KFDSIM_PM4_DISPATCH_COMPUTE_SHADER_EN;

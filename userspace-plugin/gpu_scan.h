@@ -4,17 +4,21 @@
  *
  * A sparse or incremental dump only stores chunks that are not all zeros
  * and differ from the parent image. Finding out on the host means copying
- * every byte over first. kfdsim has a built-in kernel for it
- * (KFDSIM_KERNEL_CHUNK_SUMS, KFDSIM_KERNEL_CHUNK_XXH64): for each chunk it
- * gives the chunk's checksum (fold64 or XXH64, the same functions as
- * checksum.h's: the image's) and the OR of its words. The plugin
- * dispatches it with PM4 packets on the render node's compute ring, over
- * the BO's import, so that only the chunks to store are copied.
+ * every byte over first. The plugin has gfx906 kernels for it
+ * (gpu/chunk_scan.s, assembled at build time and embedded as
+ * kp_scan_code[]): for each chunk they give the chunk's checksum (XXH64 or
+ * fold64, the same functions as checksum.h's: the image's) and the OR of
+ * its words, or only whether it is zero. The plugin dispatches them with
+ * PM4 packets on the render node's compute ring, over the BO's import, as
+ * amdgpu's user space (Mesa) dispatches compute work: SET_SH_REG of
+ * COMPUTE_PGM_LO/HI, RSRC1/RSRC2, USER_DATA_0/1 (the kernarg pointer),
+ * NUM_THREAD_X/Y/Z, then DISPATCH_DIRECT; so only the chunks to store are
+ * copied.
  *
  * This file builds the dispatch and reads its results; sdma_copy.c owns
- * the render node, the buffers and the submissions. A GPU without the
- * kernel (real AMD hardware: no kfdsim descriptor) fails the self-test
- * and the CPU classifies, as before.
+ * the render node, the buffers and the submissions. A GPU whose results
+ * are not the CPU's on a known page (the self-test) is not used: the CPU
+ * classifies, as before.
  */
 #ifndef KFD_PLUGIN_GPU_SCAN_H
 #define KFD_PLUGIN_GPU_SCAN_H
@@ -24,14 +28,37 @@
 
 #include "bo_copy.h"
 
-/* The largest chunk the kernel takes. */
-#define KP_SCAN_MAX_CHUNK	KFDSIM_CHUNK_SUMS_MAX_CHUNK
+/* The largest chunk the kernels take (a chunk's length is 32 bits). */
+#define KP_SCAN_MAX_CHUNK	(1u << 22)
 /* Dwords of the compute IB kp_scan_build() writes (padded). */
 #define KP_SCAN_IB_DWORDS	32
-/* Bytes of descriptor + kernarg at the start of the scan buffer. */
-#define KP_SCAN_HEAD		512
+/* The scan buffer: code at 0, kernarg, then the IB at KP_SCAN_HEAD. */
+#define KP_SCAN_CODE_MAX	3072
+#define KP_SCAN_ARGS_OFF	KP_SCAN_CODE_MAX
+#define KP_SCAN_HEAD		(KP_SCAN_ARGS_OFF + 256)
 /* Result bytes per chunk: its checksum, then the OR of its words. */
 #define KP_SCAN_PAIR		16
+/* Work-items (one per chunk) per workgroup: one wave. */
+#define KP_SCAN_WG		64
+/* COMPUTE_PGM_RSRC1: 64 VGPRs, 48 SGPRs, f32/f64 denormals kept. */
+#define KP_SCAN_RSRC1		(15u | 5u << 6 | 0xf0u << 12)
+/* COMPUTE_PGM_RSRC2: 2 user SGPRs (the kernarg pointer), TGID_X_EN. */
+#define KP_SCAN_RSRC2		(2u << 1 | 1u << 7)
+
+/* The kernels' argument (gpu/chunk_scan.s), at KP_SCAN_ARGS_OFF. */
+struct kp_scan_args {
+	uint64_t src;		/* GPU VA of the bytes, 8-byte aligned */
+	uint64_t out;		/* GPU VA of the results, 16 per chunk */
+	uint64_t size;		/* bytes at src, a multiple of 8 */
+	uint32_t chunk;		/* bytes per chunk, a multiple of 8 */
+	uint32_t nchunks;	/* ceil(size / chunk) */
+};
+
+/* gpu/chunk_scan.s assembled (generated gpu_scan_code.c). */
+extern const uint8_t kp_scan_code[];
+extern const size_t kp_scan_code_size;
+extern const uint32_t kp_scan_xxh64_off, kp_scan_fold64_off,
+	kp_scan_zero_off;
 
 enum kp_scan_mode {
 	KP_SCAN_AUTO,		/* on the GPU when it can, else the CPU */
@@ -42,10 +69,10 @@ enum kp_scan_mode {
 enum kp_scan_mode kp_scan_mode_from_env(void);
 
 /*
- * Write the kernel descriptor and kernarg into the scan buffer @head (its
- * CPU mapping; GPU VA @head_va) and the compute IB into @ib: chunks of
- * @chunk bytes over @len bytes at GPU VA @src, checksums @kind (or, with
- * @zero_only, KFDSIM_KERNEL_CHUNK_ZERO: only which chunks are zero),
+ * Write the code and the kernarg into the scan buffer @head (its CPU
+ * mapping; GPU VA @head_va, 256-byte aligned) and the compute IB into
+ * @ib: chunks of @chunk bytes over @len bytes at GPU VA @src, checksums
+ * @kind (or, with @zero_only, kp_scan_zero: only which chunks are zero),
  * results to GPU VA @out. Returns the IB's length in dwords.
  */
 uint32_t kp_scan_build(uint32_t *ib, void *head, uint64_t head_va,

@@ -197,19 +197,6 @@ static uint64_t kp_sdma_ib_dwords(uint64_t window)
 	return packets * KFDSIM_SDMA_COPY_DWORDS + KP_SDMA_IB_ALIGN;
 }
 
-/*
- * Is this render node kfdsim's? Only there is the scan kernel known: a
- * real GPU would run the kernel descriptor as shader code.
- */
-static bool kp_render_is_kfdsim(int fd)
-{
-	drmVersionPtr v = drmGetVersion(fd);
-	bool yes = v && v->desc && !strncmp(v->desc, "kfdsim", 6);
-
-	drmFreeVersion(v);
-	return yes;
-}
-
 /* Scan @len bytes at GPU VA @src; the results land at s->scan_out. */
 static int kp_scan_run(struct kp_sdma *s, uint64_t src, uint64_t len,
 		       amdgpu_bo_list_handle list)
@@ -250,11 +237,11 @@ static bool kp_job_has_base(const struct kp_copy_job *j)
 /*
  * Save with chunks: try to classify them on the GPU, so that zero and
  * unchanged chunks are never copied. With a parent image the kernel sums
- * every chunk (KFDSIM_KERNEL_CHUNK_XXH64 or _SUMS, the image's function)
+ * every chunk (kp_scan_xxh64 or kp_scan_fold64, the image's function)
  * to compare with the parent's; a full dump has nothing to compare with,
  * and a sum would read every byte once more before the copy reads it
  * again, so the kernel only tells zero chunks apart, reading a chunk with
- * data no further than its first non-zero word (KFDSIM_KERNEL_CHUNK_ZERO),
+ * data no further than its first non-zero word (kp_scan_zero),
  * and the CPU sums the chunks as they pass through the bounce buffer. A
  * page of a known pattern must give the CPU's answer first; if anything
  * fails, the CPU classifies (this is not an SDMA failure).
@@ -277,8 +264,6 @@ static void kp_scan_setup(struct kp_sdma *s)
 		no = "KFD_BO_SCAN=cpu";
 	else if (j->chunk > KP_SCAN_MAX_CHUNK || j->chunk % 8)
 		no = "the chunk size is not one the GPU kernel takes";
-	else if (!kp_render_is_kfdsim(s->fd))
-		no = "the GPU has no chunk scan kernel";
 	if (no) {
 		kp_info("GPU %u: chunks classified on the CPU: %s",
 			j->gpu_id, no);
@@ -324,10 +309,11 @@ static void kp_scan_setup(struct kp_sdma *s)
 	memset(bounce, 0, page);
 	if (ret)
 		goto fail;
-	kp_info("GPU %u: chunks classified on the GPU (%s kernel on the compute ring of renderD%u)",
+	kp_info("GPU %u: chunks classified on the GPU (gfx906 kernel %s on the compute ring of renderD%u)",
 		j->gpu_id,
-		s->scan_zero ? "CHUNK_ZERO, a full dump" :
-		j->sum_kind == KP_SUM_XXH64 ? "CHUNK_XXH64" : "CHUNK_SUMS",
+		s->scan_zero ? "kp_scan_zero, a full dump" :
+		j->sum_kind == KP_SUM_XXH64 ? "kp_scan_xxh64" :
+					      "kp_scan_fold64",
 		j->render_minor);
 	return;
 fail:

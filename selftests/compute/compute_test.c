@@ -340,9 +340,9 @@ TEST_F(cp, completion_signal_decrements)
 	ASSERT_EQ(0, page_and_queue(&self->rt, &buf, &q));
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 10, &sig));
 	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 1 };
-	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+	ASSERT_EQ(0, kg_dispatch(&q, KG_CODE_FILL_U32, &fargs,
 				 sizeof(fargs), 16, 16, sig.va));
-	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+	ASSERT_EQ(0, kg_dispatch(&q, KG_CODE_FILL_U32, &fargs,
 				 sizeof(fargs), 16, 16, sig.va));
 	ASSERT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
 	EXPECT_EQ(8, kg_signal_load(&sig));
@@ -404,7 +404,7 @@ TEST_F(cp, aql_ring_wraps_around)
 	for (i = 0; i < npkt; i++) {
 		fargs = (struct kfdsim_args_fill){ .dst = buf.va + 4 * i,
 						   .value = i * 7 + 1 };
-		ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+		ASSERT_EQ(0, kg_dispatch(&q, KG_CODE_FILL_U32, &fargs,
 					 sizeof(fargs), 1, 1, sig.va));
 	}
 	ASSERT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS));
@@ -616,7 +616,7 @@ TEST_F(cp, barrier_and_holds_later_dispatch)
 	ASSERT_EQ(0, kg_barrier(&q, KFDSIM_AQL_TYPE_BARRIER_AND, deps, 2,
 				bsig.va));
 	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 42 };
-	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+	ASSERT_EQ(0, kg_dispatch(&q, KG_CODE_FILL_U32, &fargs,
 				 sizeof(fargs), 64, 64, done.va));
 	kg_sleep_ms(300);
 	EXPECT_EQ(0, kg_queue_rptr(&q));
@@ -668,7 +668,7 @@ TEST_F(cp, barrier_or_and_empty_barriers)
 	deps[4] = dep[2].va;
 	ASSERT_EQ(0, kg_barrier(&q, KFDSIM_AQL_TYPE_BARRIER_OR, deps, 5, 0));
 	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 7 };
-	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+	ASSERT_EQ(0, kg_dispatch(&q, KG_CODE_FILL_U32, &fargs,
 				 sizeof(fargs), 1, 1, done.va));
 	kg_sleep_ms(300);
 	EXPECT_EQ(2, kg_queue_rptr(&q));

@@ -562,7 +562,7 @@ static int gpu_fire(struct kg_rt *rt, int g, uint64_t mailbox,
 	if (!ret) {
 		sig.cpu->event_mailbox_ptr = mailbox;
 		sig.cpu->event_id = event_id;
-		ret = kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+		ret = kg_dispatch(&q, KG_CODE_FILL_U32, &fargs,
 				  sizeof(fargs), 1, 1, sig.va);
 	}
 	if (!ret)

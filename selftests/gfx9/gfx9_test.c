@@ -27,22 +27,8 @@
 #include "kt_harness.h"
 #include "kfdsim_gpu.h"
 
-/* A code object v3+ kernel descriptor (AMDGPUUsage), 64 bytes. */
-struct g9_kd {
-	uint32_t group_segment_fixed_size;
-	uint32_t private_segment_fixed_size;
-	uint32_t kernarg_size;
-	uint32_t reserved0;
-	int64_t kernel_code_entry_byte_offset;
-	uint8_t reserved1[20];
-	uint32_t compute_pgm_rsrc3;
-	uint32_t compute_pgm_rsrc1;
-	uint32_t compute_pgm_rsrc2;
-	uint16_t kernel_code_properties;
-	uint8_t reserved2[6];
-};
-
-_Static_assert(sizeof(struct g9_kd) == 64, "kernel descriptor size");
+/* The kernel descriptor: struct kg_kd (kfdsim_gpu.h). */
+#define g9_kd kg_kd
 
 /* kernel_code_properties */
 #define G9_KCP_DISPATCH_PTR	(1u << 1)

@@ -400,9 +400,18 @@ static int cw_build(struct kg_rt *rt, struct cw_layout *L, struct cw_view *v,
 					.steps = steps };
 	ca = (struct kfdsim_args_copy){ .src = b[CW_LOOPBUF].va,
 					.dst = b[CW_COPYBUF].va };
+	/*
+	 * The loop stays kfdsim's built-in: its length in steps is what the
+	 * checkpoint interrupts, deterministically. The copy is gfx906 code
+	 * (KG_CODE_COPY_U32). A checkpoint in the middle of a dispatch of
+	 * machine code restarts the workgroup that was running (the engine
+	 * does not save waves yet), so such a kernel must stay idempotent:
+	 * each work-item writes only its own element, from values no
+	 * work-item changes; no accumulating atomics.
+	 */
 	if (kg_dispatch(&qa, KFDSIM_KERNEL_LOOP, &la, sizeof(la), CW_N, CW_WG,
 			sl.va) ||
-	    kg_dispatch(&qa, KFDSIM_KERNEL_COPY_U32, &ca, sizeof(ca), CW_N,
+	    kg_dispatch(&qa, KG_CODE_COPY_U32, &ca, sizeof(ca), CW_N,
 			CW_WG, sc.va))
 		CW_FAIL("dispatch failed");
 

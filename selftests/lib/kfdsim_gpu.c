@@ -211,6 +211,35 @@ static void kg_write_descriptors(struct kg_queue *q)
 	}
 }
 
+/* RSRC1: 64 VGPRs (granule 15), 32 SGPRs (granule 3), denormals kept. */
+#define KG_KD_RSRC1	(15u | 3u << 6 | 3u << 16 | 3u << 18)
+/* RSRC2: 4 user SGPRs (dispatch and kernarg pointers), TGID_X_EN. */
+#define KG_KD_RSRC2	(4u << 1 | 1u << 7)
+/* kernel_code_properties: dispatch ptr, kernarg segment ptr. */
+#define KG_KD_PROPS	(1u << 1 | 1u << 3)
+
+void kg_code_write(void *ctl)
+{
+	const uint32_t off[] = { kg_fill_u32_off, kg_copy_u32_off };
+	struct kg_kd kd = {
+		.kernarg_size = 16,
+		.compute_pgm_rsrc1 = KG_KD_RSRC1,
+		.compute_pgm_rsrc2 = KG_KD_RSRC2,
+		.kernel_code_properties = KG_KD_PROPS,
+	};
+	uint32_t k;
+
+	_Static_assert(KG_CODE_END - KG_CODE_FILL_U32 ==
+		       sizeof(off) / sizeof(off[0]), "a kernel per kg_code");
+	for (k = KG_CODE_FILL_U32; k < KG_CODE_END; k++) {
+		kd.kernel_code_entry_byte_offset =
+			KG_CTL_CODE + off[k - KG_CODE_FILL_U32] -
+			KG_CTL_CODE_DESC(k);
+		memcpy((char *)ctl + KG_CTL_CODE_DESC(k), &kd, sizeof(kd));
+	}
+	memcpy((char *)ctl + KG_CTL_CODE, kg_code, kg_code_size);
+}
+
 /* Fill @a for @q with its pointers at these offsets of its ctl BO. */
 static void kg_queue_args_at(struct kg_queue *q,
 			     struct kfd_ioctl_create_queue_args *a,
@@ -267,6 +296,7 @@ static int kg_queue_create(struct kg_rt *rt, int gpu, uint32_t type,
 			*(uint16_t *)kg_aql_slot(q, i) =
 				KFDSIM_AQL_TYPE_INVALID;
 		kg_write_descriptors(q);
+		kg_code_write(q->ctl.cpu);
 	}
 	kg_queue_args_at(q, &a, rptr_off, wptr_off);
 	ret = kt_ioctl(rt->e.kfd, AMDKFD_IOC_CREATE_QUEUE, &a);
@@ -428,8 +458,11 @@ void kg_dispatch_packet(struct kg_queue *q, uint32_t op, const void *args,
 	pkt->grid_size_x = n;
 	pkt->grid_size_y = 1;
 	pkt->grid_size_z = 1;
-	pkt->kernel_object = op <= KG_KERNEL_LAST ?
-			     q->ctl.va + KG_CTL_DESC(op) : 0;
+	if (op >= KG_CODE_FILL_U32 && op < KG_CODE_END)
+		pkt->kernel_object = q->ctl.va + KG_CTL_CODE_DESC(op);
+	else
+		pkt->kernel_object = op <= KG_KERNEL_LAST ?
+				     q->ctl.va + KG_CTL_DESC(op) : 0;
 	pkt->kernarg_address = q->ctl.va + karg;
 	pkt->completion_signal = sig_va;
 }

@@ -102,11 +102,55 @@ struct kg_queue {
 /* The highest enum kfdsim_kernel_op: every queue has a descriptor up to it. */
 #define KG_KERNEL_LAST		KFDSIM_KERNEL_CHUNK_ZERO
 
+/*
+ * gfx906 machine code for what a test's point does not need kfdsim for
+ * (lib/kernels/kg_code.s): kg_dispatch() takes these in place of the
+ * built-in op of the same name, with the same kernarg; code that would run
+ * on an AMD GPU as well. Expected results come from the test, by hand.
+ */
+enum kg_code {
+	KG_CODE_FILL_U32 = 0x100,	/* struct kfdsim_args_fill */
+	KG_CODE_COPY_U32,		/* struct kfdsim_args_copy */
+	KG_CODE_END
+};
+
 /* Offsets inside a queue's ctl BO. */
 #define KG_CTL_RPTR		0
 #define KG_CTL_WPTR		8
 #define KG_CTL_DESC(op)		(256 + 64 * (op))	/* op 1..KG_KERNEL_LAST */
+/* AMDHSA kernel descriptors of the kg_code kernels, then their code. */
+#define KG_CTL_CODE_DESC(k)	(1024 + 64 * ((k) - KG_CODE_FILL_U32))
+#define KG_CTL_CODE		1280
+#define KG_CTL_CODE_MAX		(4096 - KG_CTL_CODE)
 #define KG_CTL_KERNARG		4096		/* 64 B per ring slot */
+
+/* An AMDHSA code object v3 kernel descriptor (AMDGPUUsage), 64 bytes. */
+struct kg_kd {
+	uint32_t group_segment_fixed_size;
+	uint32_t private_segment_fixed_size;
+	uint32_t kernarg_size;
+	uint32_t reserved0;
+	int64_t kernel_code_entry_byte_offset;
+	uint8_t reserved1[20];
+	uint32_t compute_pgm_rsrc3;
+	uint32_t compute_pgm_rsrc1;
+	uint32_t compute_pgm_rsrc2;
+	uint16_t kernel_code_properties;
+	uint8_t reserved2[6];
+};
+
+_Static_assert(sizeof(struct kg_kd) == 64, "kernel descriptor size");
+
+/* lib/kernels/kg_code.s assembled (generated kg_code.c). */
+extern const uint8_t kg_code[];
+extern const size_t kg_code_size;
+extern const uint32_t kg_fill_u32_off, kg_copy_u32_off;
+
+/*
+ * Write the descriptors of the kg_code kernels and their code into the
+ * ctl BO of an AQL queue at @ctl (CPU mapping), as every kg queue has.
+ */
+void kg_code_write(void *ctl);
 
 /* ---- runtime ---- */
 

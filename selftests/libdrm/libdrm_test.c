@@ -29,6 +29,8 @@
 #include "kfdsim_gpu.h"
 #include "abo.h"
 #include "kfdsim_criu_util.h"
+#include "checksum.h"
+#include "gpu_scan.h"
 
 /* What the simulated gfx906 is, as amdgpu reports it. */
 #define AD_MINOR		49
@@ -1512,6 +1514,157 @@ TEST_F(compute, fill_imported_bo)
 	KT_EXPECT_COUNTERS_BACK();
 }
 
+/* ---- the CRIU plugin's chunk scan: gfx906 code on the compute ring ---- */
+
+/*
+ * Run the plugin's scan kernel at @entry (an offset in kp_scan_code) over
+ * @size bytes at @src in chunks of @chunk, results to @out, as the plugin
+ * programs it (gpu_scan.c): code and kernarg in @code, the registers of a
+ * gfx9 compute dispatch, whole workgroups of KP_SCAN_WG.
+ */
+static int scan_run(struct ad *a, struct abo *ib, struct abo *code,
+		    uint32_t entry, uint64_t src, uint64_t size,
+		    uint32_t chunk, uint64_t out)
+{
+	struct kp_scan_args args = {
+		.src = src, .out = out, .size = size, .chunk = chunk,
+		.nchunks = (uint32_t)((size + chunk - 1) / chunk),
+	};
+	uint64_t pgm = code->va + entry, kva = code->va + KP_SCAN_ARGS_OFF;
+	uint32_t *d = ib->cpu, n = 0, seq_dw;
+	uint64_t seq;
+
+	memcpy(code->cpu, kp_scan_code, kp_scan_code_size);
+	memcpy((char *)code->cpu + KP_SCAN_ARGS_OFF, &args, sizeof(args));
+	n += pm4_set_sh(d + n, KFDSIM_PM4_REG_COMPUTE_PGM_LO,
+			(uint32_t[2]){ (uint32_t)(pgm >> 8),
+				       (uint32_t)(pgm >> 40) }, 2);
+	n += pm4_set_sh(d + n, KFDSIM_PM4_REG_COMPUTE_PGM_RSRC1,
+			(uint32_t[2]){ KP_SCAN_RSRC1, KP_SCAN_RSRC2 }, 2);
+	n += pm4_set_sh(d + n, KFDSIM_PM4_REG_COMPUTE_USER_DATA_0,
+			(uint32_t[2]){ (uint32_t)kva, (uint32_t)(kva >> 32) },
+			2);
+	n += pm4_set_sh(d + n, KFDSIM_PM4_REG_COMPUTE_NUM_THREAD_X,
+			(uint32_t[3]){ KP_SCAN_WG, 1, 1 }, 3);
+	d[n++] = CP_PKT(KFDSIM_PM4_OP_DISPATCH_DIRECT,
+			KFDSIM_PM4_DISPATCH_DIRECT_NDW);
+	d[n++] = (args.nchunks + KP_SCAN_WG - 1) / KP_SCAN_WG;
+	d[n++] = 1;
+	d[n++] = 1;
+	d[n++] = CP_INIT;
+	seq_dw = pm4_pad(d, n);
+	return cp_run(a, ib, seq_dw, &seq);
+}
+
+/*
+ * Pairs [0, @n) of @out against the CPU: the plugin's own XXH64 or fold64
+ * of each chunk and the OR of its words (@zero_test: 0 and the chunk's
+ * first non-zero word); pair @n keeps its 0xa5 fill. Mismatches.
+ */
+static uint32_t scan_check(struct __test_metadata *_metadata,
+			   const uint8_t *p, const uint64_t *out,
+			   uint64_t size, uint32_t chunk, uint32_t n,
+			   enum kp_sum_kind kind, bool zero_test)
+{
+	uint64_t len, h, bits, w, i;
+	uint32_t c, bad = 0;
+
+	for (c = 0; c < n; c++) {
+		len = size - (uint64_t)c * chunk;
+		if (len > chunk)
+			len = chunk;
+		bits = 0;
+		for (i = 0; i < len && !(zero_test && bits); i += 8) {
+			memcpy(&w, p + (uint64_t)c * chunk + i, 8);
+			bits |= w;
+		}
+		h = zero_test ? 0 : kp_chunk_sum(kind, p + (uint64_t)c * chunk,
+						 len);
+		if (out[2 * c] == h && out[2 * c + 1] == bits)
+			continue;
+		if (bad++ < 5)
+			TH_LOG("GPU gives sum 0x%llx, OR 0x%llx for chunk %u (%llu bytes); the CPU 0x%llx, 0x%llx",
+			       (unsigned long long)out[2 * c],
+			       (unsigned long long)out[2 * c + 1], c,
+			       (unsigned long long)len, (unsigned long long)h,
+			       (unsigned long long)bits);
+	}
+	if (out[2 * n] != 0xa5a5a5a5a5a5a5a5ULL && bad++ < 5)
+		TH_LOG("the pair after the last chunk was written");
+	return bad;
+}
+
+/*
+ * The CRIU plugin's GPU chunk scan (userspace-plugin/gpu/chunk_scan.s,
+ * gfx906 machine code, nothing kfdsim-specific) dispatched with PM4 as the
+ * plugin dispatches it, on random data with all-zero chunks, a chunk zero
+ * but for its last byte, and a short last chunk: XXH64, fold64 and the
+ * zero test give what the plugin's CPU code gives for every chunk, for
+ * chunks of 8 bytes (lanes of a wave ending at different words), 4 KiB
+ * and 4 KiB + 8 (a length that is not a multiple of 32: XXH64's tail).
+ */
+TEST_F_TIMEOUT(compute, plugin_scan_code_matches_cpu, 600)
+{
+	static const uint32_t chunks[] = { KT_PAGE, KT_PAGE + 8, 8 };
+	const uint64_t size = 96 * KT_PAGE + 24;
+	const struct {
+		uint32_t entry;
+		enum kp_sum_kind kind;
+		bool zero;
+	} k[] = {
+		{ kp_scan_xxh64_off, KP_SUM_XXH64, false },
+		{ kp_scan_fold64_off, KP_SUM_FOLD64, false },
+		{ kp_scan_zero_off, KP_SUM_XXH64, true },
+	};
+	struct abo code, src, out;
+	uint32_t i, c, n;
+	uint64_t *o;
+	uint8_t *p;
+
+	ASSERT_EQ(0, abo_alloc(self->a.dev, KT_PAGE, AMDGPU_GEM_DOMAIN_GTT,
+			       &code));
+	ASSERT_EQ(0, abo_alloc(self->a.dev, size + 8, AMDGPU_GEM_DOMAIN_GTT,
+			       &src));
+	ASSERT_EQ(0, abo_alloc(self->a.dev, 2 * size + KT_PAGE,
+			       AMDGPU_GEM_DOMAIN_GTT, &out));
+	p = src.cpu;
+	o = out.cpu;
+	kt_fill(p, size, 2718);
+	memset(p + 3 * KT_PAGE, 0, 2 * KT_PAGE);	/* zero chunks */
+	memset(p + 40 * KT_PAGE, 0, KT_PAGE);
+	p[41 * KT_PAGE - 1] = 0x80;			/* zero but its last byte */
+	memset(p + 90 * KT_PAGE, 0, 6 * KT_PAGE + 24);	/* the zero tail */
+
+	for (i = 0; i < 3 * ARRAY_SIZE(chunks); i++) {
+		uint32_t kk = i / ARRAY_SIZE(chunks);
+
+		c = chunks[i % ARRAY_SIZE(chunks)];
+		n = (uint32_t)((size + c - 1) / c);
+		memset(o, 0xa5, 2 * size + KT_PAGE);
+		ASSERT_EQ(0, scan_run(&self->a, &self->ib, &code,
+				      k[kk].entry, src.va, size, c, out.va))
+			TH_LOG("kernel at 0x%x, chunks of %u", k[kk].entry, c);
+		EXPECT_EQ(0, scan_check(_metadata, p, o, size, c, n,
+					k[kk].kind, k[kk].zero))
+			TH_LOG("kernel at 0x%x, chunks of %u", k[kk].entry, c);
+		if (c != KT_PAGE)
+			continue;
+		/* Hand-checked cases: the zero chunks and the almost-zero. */
+		EXPECT_EQ(0, o[2 * 3 + 1]);
+		EXPECT_EQ(0, o[2 * 4 + 1]);
+		EXPECT_EQ(0x8000000000000000ULL, o[2 * 40 + 1]);
+		EXPECT_EQ(k[kk].zero ? 0 : kp_chunk_sum_zeros(k[kk].kind,
+							      KT_PAGE),
+			  o[2 * 3]);
+		/* The 24-byte last chunk: XXH64 without a stripe. */
+		EXPECT_EQ(k[kk].zero ? 0 : kp_chunk_sum_zeros(k[kk].kind, 24),
+			  o[2 * 96]);
+	}
+	EXPECT_EQ(0, abo_free(&out));
+	EXPECT_EQ(0, abo_free(&src));
+	EXPECT_EQ(0, abo_free(&code));
+}
+
 /* WRITE_DATA and RELEASE_MEM write memory; NOP and ACQUIRE_MEM do not. */
 TEST_F(compute, write_data_and_release_mem)
 {
@@ -1600,7 +1753,7 @@ TEST_F(compute, bad_packets_refused)
 		"packet truncated by the IB's end",
 		"DISPATCH_DIRECT of the wrong length",
 		"descriptor address not mapped (fault)",
-		"descriptor that is machine code",
+		"machine code that traps (s_trap)",
 		"descriptor of an unknown kernel", "kernarg not mapped (fault)",
 		"dispatch without COMPUTE_SHADER_EN",
 		"dispatch with NUM_THREAD 0", "workgroup of 2048",
@@ -1659,7 +1812,8 @@ TEST_F(compute, bad_packets_refused)
 			desc = CP_UNMAPPED;
 			break;
 		case DESC_NOT_KFDSIM:
-			desc_cpu[0] = 0xbf810000;	/* s_endpgm */
+			/* Machine code runs, and this one traps. */
+			desc_cpu[0] = 0xbf920002;	/* s_trap 2 */
 			break;
 		case DESC_BAD_KERNEL:
 			desc_cpu[2] = 99;

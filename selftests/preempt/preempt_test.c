@@ -356,7 +356,7 @@ TEST_F(pre, queue_created_while_evicted_waits_for_restore)
 	EXPECT_EQ(1, qi.evicted);
 	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
 	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 3 };
-	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+	ASSERT_EQ(0, kg_dispatch(&q, KG_CODE_FILL_U32, &fargs,
 				 sizeof(fargs), 1024, 64, sig.va));
 	kg_sleep_ms(300);
 	EXPECT_EQ(0, *(uint32_t *)buf.cpu);
@@ -419,7 +419,7 @@ TEST_F(pre, barrier_released_while_evicted_waits_for_restore)
 	deps[0] = dep.va;
 	ASSERT_EQ(0, kg_barrier(&q, KFDSIM_AQL_TYPE_BARRIER_AND, deps, 1, 0));
 	fargs = (struct kfdsim_args_fill){ .dst = buf.va, .value = 8 };
-	ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+	ASSERT_EQ(0, kg_dispatch(&q, KG_CODE_FILL_U32, &fargs,
 				 sizeof(fargs), 1, 1, done.va));
 	kg_sleep_ms(100);
 	ASSERT_EQ(0, kg_evict(self->pid));

@@ -424,7 +424,7 @@ TEST_F(q, update_queue)
 	for (i = 0; i < 3; i++) {
 		fargs = (struct kfdsim_args_fill){ .dst = buf.va + 4 * i,
 						   .value = i + 1 };
-		ASSERT_EQ(0, kg_dispatch(&q, KFDSIM_KERNEL_FILL_U32, &fargs,
+		ASSERT_EQ(0, kg_dispatch(&q, KG_CODE_FILL_U32, &fargs,
 					 sizeof(fargs), 1, 1, 0));
 	}
 	kg_sleep_ms(300);
@@ -439,7 +439,7 @@ TEST_F(q, update_queue)
 	q.ring = ring2;
 	q.ring_size = 2048;
 	fargs = (struct kfdsim_args_fill){ .dst = buf.va + 64, .value = 99 };
-	kg_dispatch_packet(&q, KFDSIM_KERNEL_FILL_U32, &fargs, sizeof(fargs),
+	kg_dispatch_packet(&q, KG_CODE_FILL_U32, &fargs, sizeof(fargs),
 			   1, 1, sig.va, &pkt);
 	memcpy(kg_aql_slot(&q, 3), &pkt, sizeof(pkt));
 	kg_aql_commit(&q, KG_RING_BOTH);

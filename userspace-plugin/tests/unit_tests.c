@@ -1783,33 +1783,17 @@ static void device_pair(const uint8_t *p, uint64_t size, uint64_t c,
 	pair[1] = or;
 }
 
-/* The dispatch: descriptor, kernarg, and an IB of whole PM4 packets. */
-static void test_scan_build(void)
+/*
+ * The dispatch: the code, the kernarg, and an IB of whole PM4 packets that
+ * program the registers a gfx9 compute dispatch reads (the entry of the
+ * kernel the job needs, RSRC1/RSRC2, the kernarg pointer in USER_DATA_0/1,
+ * workgroups of one wave) and dispatch whole workgroups.
+ */
+static uint32_t scan_reg(const uint32_t *ib, uint32_t n, uint32_t reg,
+			 uint32_t *dims)
 {
-	uint8_t head[KP_SCAN_HEAD] = { 0 };
-	uint32_t ib[KP_SCAN_IB_DWORDS], n, k, op, cnt, dims = 0;
-	struct kfdsim_kernel_descriptor d;
-	struct kfdsim_args_chunk_sums a;
+	uint32_t k, op, cnt, r, val = 0xdeadbeef;
 
-	/* Image version 3's sums: the XXH64 kernel. */
-	kp_scan_build(ib, head, 0x100000, 0x200000, CH, CH, KP_SUM_XXH64,
-		      false, 0x300000);
-	memcpy(&d, head, sizeof(d));
-	CHECK(d.opcode == KFDSIM_KERNEL_CHUNK_XXH64);
-	/* A full dump's zero test. */
-	kp_scan_build(ib, head, 0x100000, 0x200000, CH, CH, KP_SUM_XXH64,
-		      true, 0x300000);
-	memcpy(&d, head, sizeof(d));
-	CHECK(d.opcode == KFDSIM_KERNEL_CHUNK_ZERO);
-	n = kp_scan_build(ib, head, 0x100000, 0x200000, 5 * CH + 8, CH,
-			  KP_SUM_FOLD64, false, 0x300000);
-	memcpy(&d, head, sizeof(d));
-	CHECK(d.magic == KFDSIM_KERNEL_MAGIC &&
-	      d.opcode == KFDSIM_KERNEL_CHUNK_SUMS && !d.pad);
-	memcpy(&a, head + 256, sizeof(a));
-	CHECK(a.src == 0x200000 && a.out == 0x300000 &&
-	      a.size == 5 * CH + 8 && a.chunk == CH && !a.pad);
-	CHECK(n <= KP_SCAN_IB_DWORDS && n % 8 == 0);
 	for (k = 0; k < n; k += cnt + 2) {
 		CHECK(ib[k] >> 30 == 3);
 		op = (ib[k] >> 8) & 0xff;
@@ -1817,20 +1801,76 @@ static void test_scan_build(void)
 		if (ib[k] == KFDSIM_PM4_NOP_1DW)
 			cnt = (uint32_t)-1;	/* the header alone */
 		if (op == KFDSIM_PM4_OP_DISPATCH_DIRECT) {
-			dims = ib[k + 1];
-			CHECK(ib[k + 2] == 1 && ib[k + 3] == 1);
+			*dims = ib[k + 1];
+			CHECK(ib[k + 2] == 1 && ib[k + 3] == 1 &&
+			      ib[k + 4] == KFDSIM_PM4_DISPATCH_COMPUTE_SHADER_EN);
 		}
-		if (op == KFDSIM_PM4_OP_SET_SH_REG &&
-		    ib[k + 1] + KFDSIM_PM4_SH_REG_BASE ==
-		    KFDSIM_PM4_REG_COMPUTE_PGM_LO)
-			CHECK(ib[k + 2] == 0x100000 >> 8 && !ib[k + 3]);
-		if (op == KFDSIM_PM4_OP_SET_SH_REG &&
-		    ib[k + 1] + KFDSIM_PM4_SH_REG_BASE ==
-		    KFDSIM_PM4_REG_COMPUTE_USER_DATA_0)
-			CHECK(ib[k + 2] == 0x100000 + 256 && !ib[k + 3]);
+		if (op != KFDSIM_PM4_OP_SET_SH_REG)
+			continue;
+		for (r = 0; r < cnt; r++)
+			if (ib[k + 1] + r + KFDSIM_PM4_SH_REG_BASE == reg)
+				val = ib[k + 2 + r];
 	}
 	CHECK(k == n);
-	CHECK(dims == 6);	/* five whole chunks and 8 bytes */
+	return val;
+}
+
+static void test_scan_build(void)
+{
+	static uint8_t head[KP_SCAN_HEAD] __attribute__((aligned(8)));
+	const uint64_t hva = 0x7f1234500000ULL;
+	uint32_t ib[KP_SCAN_IB_DWORDS], n, dims = 0;
+	struct kp_scan_args a;
+	uint64_t pgm;
+
+	CHECK(kp_scan_code_size > 0 && kp_scan_code_size <= KP_SCAN_CODE_MAX);
+	/* Entries 256-byte aligned (PGM_LO is the address >> 8), distinct. */
+	CHECK(!(kp_scan_xxh64_off % 256) && !(kp_scan_fold64_off % 256) &&
+	      !(kp_scan_zero_off % 256));
+	CHECK(kp_scan_xxh64_off != kp_scan_fold64_off &&
+	      kp_scan_fold64_off != kp_scan_zero_off &&
+	      kp_scan_zero_off != kp_scan_xxh64_off);
+	CHECK(kp_scan_xxh64_off < kp_scan_code_size &&
+	      kp_scan_fold64_off < kp_scan_code_size &&
+	      kp_scan_zero_off < kp_scan_code_size);
+	/* The first instruction: s_load_dwordx4 s[4:7], s[0:1], 0 (SMEM). */
+	CHECK(!memcmp(kp_scan_code + kp_scan_zero_off,
+		      "\x00\x01\x0a\xc0\x00\x00\x00\x00", 8));
+
+	/* Image version 3's sums: the XXH64 kernel. */
+	n = kp_scan_build(ib, head, hva, 0x200000, CH, CH, KP_SUM_XXH64,
+			  false, 0x300000);
+	pgm = scan_reg(ib, n, KFDSIM_PM4_REG_COMPUTE_PGM_LO, &dims) |
+	      (uint64_t)scan_reg(ib, n, KFDSIM_PM4_REG_COMPUTE_PGM_HI,
+				 &dims) << 32;
+	CHECK(pgm << 8 == hva + kp_scan_xxh64_off);
+	CHECK(!memcmp(head, kp_scan_code, kp_scan_code_size));
+	CHECK(dims == 1);
+	/* A full dump's zero test. */
+	n = kp_scan_build(ib, head, hva, 0x200000, CH, CH, KP_SUM_XXH64,
+			  true, 0x300000);
+	CHECK(scan_reg(ib, n, KFDSIM_PM4_REG_COMPUTE_PGM_LO, &dims) << 8 ==
+	      (uint32_t)(hva + kp_scan_zero_off));
+	/* fold64 (image version 2), 65 chunks of which the last is short. */
+	n = kp_scan_build(ib, head, hva, 0x200000, 64 * CH + 8, CH,
+			  KP_SUM_FOLD64, false, 0x300000);
+	CHECK(scan_reg(ib, n, KFDSIM_PM4_REG_COMPUTE_PGM_LO, &dims) << 8 ==
+	      (uint32_t)(hva + kp_scan_fold64_off));
+	CHECK(scan_reg(ib, n, KFDSIM_PM4_REG_COMPUTE_PGM_RSRC1, &dims) ==
+	      KP_SCAN_RSRC1);
+	CHECK(scan_reg(ib, n, KFDSIM_PM4_REG_COMPUTE_PGM_RSRC2, &dims) ==
+	      KP_SCAN_RSRC2);
+	CHECK(scan_reg(ib, n, KFDSIM_PM4_REG_COMPUTE_USER_DATA_0, &dims) ==
+	      (uint32_t)(hva + KP_SCAN_ARGS_OFF));
+	CHECK(scan_reg(ib, n, KFDSIM_PM4_REG_COMPUTE_USER_DATA_0 + 1, &dims) ==
+	      (uint32_t)((hva + KP_SCAN_ARGS_OFF) >> 32));
+	CHECK(scan_reg(ib, n, KFDSIM_PM4_REG_COMPUTE_NUM_THREAD_X, &dims) ==
+	      KP_SCAN_WG);
+	memcpy(&a, head + KP_SCAN_ARGS_OFF, sizeof(a));
+	CHECK(a.src == 0x200000 && a.out == 0x300000 &&
+	      a.size == 64 * CH + 8 && a.chunk == CH && a.nchunks == 65);
+	CHECK(n <= KP_SCAN_IB_DWORDS && n % 8 == 0);
+	CHECK(dims == 2);	/* 65 work-items: two workgroups of 64 */
 }
 
 /*

@@ -6,10 +6,14 @@
  * Only the packets a compute dispatch needs exist (see "PM4 packets of the
  * compute ring" in include/uapi/linux/kfdsim.h): SET_SH_REG fills a small
  * file of compute registers, DISPATCH_DIRECT turns that state into an HSA
- * dispatch packet and runs the built-in kernel it names to completion with
- * kfdsim_kernel_run(), WRITE_DATA and RELEASE_MEM write memory, NOP and
- * ACQUIRE_MEM do nothing. Everything else is refused, with the reason in
- * the context for the caller's log line.
+ * dispatch packet and runs it to completion: gfx9 machine code at
+ * COMPUTE_PGM_LO/HI with the RSRC1/RSRC2 and USER_DATA registers, as
+ * amdgpu's user space (Mesa) programs a compute dispatch, in the gfx9
+ * engine (kfdsim_gfx9_run()); or, when the program address holds a kfdsim
+ * built-in descriptor, that kernel with kfdsim_kernel_run(). WRITE_DATA
+ * and RELEASE_MEM write memory, NOP and ACQUIRE_MEM do nothing. Everything
+ * else is refused, with the reason in the context for the caller's log
+ * line.
  *
  * A GPU page fault stops the packet (-EFAULT, with the fault filled): a
  * dispatch cannot go on past one, and the ring treats every fault alike.
@@ -17,8 +21,10 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 
 #include "kfdsim.h"
+#include "gfx9/kfdsim_gfx9.h"
 
 /* How long a dispatch runs between two looks at signals and the CPU. */
 #define KFDSIM_PM4_SLICE_NS	(2 * NSEC_PER_MSEC)
@@ -81,30 +87,45 @@ static int kfdsim_pm4_set_sh_reg(struct kfdsim_pm4_ctx *ctx, const u32 *body,
 }
 
 /*
- * Run @pkt to completion, a slice at a time; between slices the ring's
- * yield hook may stop it (its errno is returned).
+ * Run @pkt to completion, a slice at a time: machine code at @pkt's
+ * kernel_object with the registers @regs, or a built-in kernel. Between
+ * slices the ring's yield hook may stop it (its errno is returned).
  */
 static int kfdsim_pm4_run_kernel(struct kfdsim_pm4_ctx *ctx,
 				 const struct kfdsim_aql_dispatch *pkt,
+				 const struct kfdsim_gfx9_regs *regs,
 				 struct kfdsim_fault *fault)
 {
+	struct kfdsim_gfx9_queue gq = { .vm = ctx->vm, .regs = regs };
 	struct kfdsim_dispatch_progress prog = {};
 	struct kfdsim_dispatch_error err = {};
+	struct kfdsim_gfx9_dispatch *gfx9 = NULL;
+	bool builtin = false;
 	int ret;
 
 	for (;;) {
-		ret = kfdsim_kernel_run(ctx->vm, pkt, &prog,
-					ktime_get_ns() + KFDSIM_PM4_SLICE_NS,
-					fault, &err);
+		u64 deadline = ktime_get_ns() + KFDSIM_PM4_SLICE_NS;
+
+		ret = -ENOENT;
+		if (!builtin)
+			ret = kfdsim_gfx9_run(&gfx9, &gq, pkt, &prog, deadline,
+					      fault, &err);
+		if (ret == -ENOENT) {
+			builtin = true;
+			ret = kfdsim_kernel_run(ctx->vm, pkt, &prog, deadline,
+						fault, &err);
+		}
 		if (ret != -EAGAIN)
 			break;
 		ret = ctx->yield(ctx->priv);
 		if (ret)
-			return ret;
+			break;
 	}
 	if (ret == -ENOEXEC)
-		return kfdsim_pm4_refuse(ctx, "DISPATCH_DIRECT refused: %s",
-					 err.what);
+		ret = kfdsim_pm4_refuse(ctx, "DISPATCH_DIRECT refused: %s",
+					err.what);
+	/* err.what may point into the engine's state: freed only now. */
+	kfdsim_gfx9_free(&gfx9);
 	if (!ret)
 		ctx->dispatches++;
 	return ret;
@@ -121,6 +142,7 @@ static int kfdsim_pm4_dispatch(struct kfdsim_pm4_ctx *ctx, const u32 *body,
 		.header = KFDSIM_AQL_TYPE_KERNEL_DISPATCH,
 		.setup = 3,
 	};
+	struct kfdsim_gfx9_regs regs;
 	u64 grid[3];
 	u16 wg[3];
 	int i;
@@ -159,7 +181,14 @@ static int kfdsim_pm4_dispatch(struct kfdsim_pm4_ctx *ctx, const u32 *body,
 	pkt.kernarg_address =
 		kfdsim_pm4_addr(r[KFDSIM_PM4_REG(COMPUTE_USER_DATA_0)],
 				r[KFDSIM_PM4_REG(COMPUTE_USER_DATA_0) + 1]);
-	return kfdsim_pm4_run_kernel(ctx, &pkt, fault);
+	BUILD_BUG_ON(ARRAY_SIZE(regs.user_data) !=
+		     KFDSIM_PM4_COMPUTE_USER_DATA_COUNT);
+	regs.pgm = pkt.kernel_object;
+	regs.rsrc1 = r[KFDSIM_PM4_REG(COMPUTE_PGM_RSRC1)];
+	regs.rsrc2 = r[KFDSIM_PM4_REG(COMPUTE_PGM_RSRC2)];
+	memcpy(regs.user_data, &r[KFDSIM_PM4_REG(COMPUTE_USER_DATA_0)],
+	       sizeof(regs.user_data));
+	return kfdsim_pm4_run_kernel(ctx, &pkt, &regs, fault);
 }
 
 /* WRITE_DATA: control, address lo, address hi, then @n - 3 dwords. */

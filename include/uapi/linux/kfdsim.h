@@ -453,12 +453,15 @@ struct kfdsim_args_chunk_sums {
  * fails the submission with -EINVAL and a kernel log line naming it, as
  * does a GPU page fault of any packet (or of the IB fetch).
  *
- * Dispatch convention: the GPU has no shader cores, so a dispatch runs one
- * of the built-in kernels instead of machine code. COMPUTE_PGM_LO holds bits
- * 39:8 and bits 7:0 of COMPUTE_PGM_HI bits 47:40 of the GPU VA of a struct
- * kfdsim_kernel_descriptor (which is therefore 256-byte aligned).
- * COMPUTE_USER_DATA_0 and _1 hold the low and high halves of the kernel's
- * argument (kernarg) address. COMPUTE_NUM_THREAD_X/Y/Z (NUM_THREAD_FULL,
+ * Dispatch: COMPUTE_PGM_LO holds bits 39:8 and bits 7:0 of COMPUTE_PGM_HI
+ * bits 47:40 of the GPU VA of the first instruction of gfx906 machine code
+ * (therefore 256-byte aligned), which the gfx9 engine runs as the hardware
+ * would: COMPUTE_PGM_RSRC1/RSRC2 say what a kernel descriptor's fields
+ * would (VGPRs, user SGPR count, workgroup ids, work-item ids, LDS size),
+ * and COMPUTE_USER_DATA_0.. are loaded into s0... When that address holds
+ * a struct kfdsim_kernel_descriptor instead (KFDSIM_KERNEL_MAGIC), it runs
+ * that built-in kernel, and COMPUTE_USER_DATA_0 and _1 hold the low and
+ * high halves of its argument (kernarg) address. COMPUTE_NUM_THREAD_X/Y/Z (NUM_THREAD_FULL,
  * bits 15:0) give the workgroup size; DISPATCH_DIRECT's dim_x/y/z count
  * workgroups, so the grid is dim * NUM_THREAD per dimension, or dim
  * work-items with KFDSIM_PM4_DISPATCH_USE_THREAD_DIMENSIONS. The
@@ -520,9 +523,10 @@ struct kfdsim_args_chunk_sums {
 #define KFDSIM_PM4_REG_COMPUTE_NUM_THREAD_Z	0x2e09
 #define KFDSIM_PM4_REG_COMPUTE_PGM_LO		0x2e0c
 #define KFDSIM_PM4_REG_COMPUTE_PGM_HI		0x2e0d
-/* Accepted and ignored: */
+/* Machine code only (built-in kernels ignore them): */
 #define KFDSIM_PM4_REG_COMPUTE_PGM_RSRC1	0x2e12
 #define KFDSIM_PM4_REG_COMPUTE_PGM_RSRC2	0x2e13
+/* Accepted and ignored: */
 #define KFDSIM_PM4_REG_COMPUTE_RESOURCE_LIMITS	0x2e15
 #define KFDSIM_PM4_REG_COMPUTE_TMPRING_SIZE	0x2e18
 /* COMPUTE_USER_DATA_0 to _15 */

@@ -70,6 +70,7 @@
 #define RSRC2_WORKGROUP_ID_Z		BIT(9)
 #define RSRC2_WORKGROUP_INFO		BIT(10)
 #define RSRC2_WORKITEM_IDS(r)		(((r) >> 11) & 3)
+#define RSRC2_LDS_SIZE(r)		((((r) >> 15) & 0x1ff) * 512)
 
 /* COMPUTE_TMPRING_SIZE in amd_queue_t: scratch wave slots and their size. */
 #define TMPRING_WAVES(t)		((t) & 0xfff)
@@ -140,6 +141,22 @@ static bool gfx9_legacy(const u8 *kd)
 	return major == 1 && kind == 1;
 }
 
+/* VGPRs and LDS of each workgroup, from RSRC1 and @lds bytes; checks. */
+static int gfx9_resources(struct gfx9_disp *d, u32 lds,
+			  struct kfdsim_dispatch_error *err)
+{
+	d->nvgpr = RSRC1_VGPRS(d->rsrc1) * 4;
+	d->lds_size = lds;
+	if (d->lds_size > GFX9_LDS_SIZE)
+		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_GROUP_TOO_LARGE,
+				   "dispatch needs more than 64 KiB of LDS");
+	/* Only round to nearest is modelled. */
+	if (RSRC1_FLOAT_MODE(d->rsrc1) & 0xf)
+		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INVALID_CODE,
+				   "kernel asks for a float rounding mode other than nearest (not implemented)");
+	return 0;
+}
+
 static int gfx9_descriptor(struct gfx9_disp *d, const u8 *kd,
 			   struct kfdsim_dispatch_error *err)
 {
@@ -168,16 +185,23 @@ static int gfx9_descriptor(struct gfx9_disp *d, const u8 *kd,
 	}
 	d->props = props;
 	d->entry = d->desc_va + entry;
-	d->nvgpr = RSRC1_VGPRS(d->rsrc1) * 4;
-	d->lds_size = max(group, d->pkt.group_segment_size);
-	if (d->lds_size > GFX9_LDS_SIZE)
-		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_GROUP_TOO_LARGE,
-				   "dispatch needs more than 64 KiB of LDS");
-	/* Only round to nearest is modelled. */
-	if (RSRC1_FLOAT_MODE(d->rsrc1) & 0xf)
-		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INVALID_CODE,
-				   "kernel asks for a float rounding mode other than nearest (not implemented)");
-	return 0;
+	return gfx9_resources(d, max(group, d->pkt.group_segment_size), err);
+}
+
+/*
+ * A PM4 dispatch: the registers say what a descriptor would, and the user
+ * SGPRs are COMPUTE_USER_DATA_*, whatever the program made of them.
+ */
+static int gfx9_registers(struct gfx9_disp *d,
+			  const struct kfdsim_gfx9_regs *regs,
+			  struct kfdsim_dispatch_error *err)
+{
+	d->regs = true;
+	d->entry = regs->pgm;
+	d->rsrc1 = regs->rsrc1;
+	d->rsrc2 = regs->rsrc2;
+	memcpy(d->user_data, regs->user_data, sizeof(d->user_data));
+	return gfx9_resources(d, RSRC2_LDS_SIZE(d->rsrc2), err);
 }
 
 /*
@@ -263,7 +287,11 @@ static void gfx9_wave_init(struct gfx9_disp *d, struct gfx9_wave *w,
 		  ((d->rsrc1 & RSRC1_DX10_CLAMP) ? BIT(8) : 0) |
 		  ((d->rsrc1 & RSRC1_IEEE_MODE) ? BIT(9) : 0);
 
-	/* User SGPRs, in the order AMDGPUUsage gives. */
+	/* User SGPRs, in the order AMDGPUUsage gives (PM4: the registers). */
+	if (d->regs) {
+		memcpy(vals, d->user_data, sizeof(vals));
+		n = ARRAY_SIZE(vals);
+	}
 	if (d->props & KCP_PRIVATE_SEGMENT_BUFFER)
 		for (i = 0; i < 4; i++)
 			vals[n++] = d->scratch_rsrc[i];
@@ -428,7 +456,12 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 	u32 magic;
 	int ret;
 
-	/* A NULL object and kfdsim's own descriptors: the built-in path. */
+	/*
+	 * A NULL object and kfdsim's own descriptors: the built-in path. For
+	 * PM4 the object is the code itself, which does not start with the
+	 * magic (0x4d49534b decodes as a v_add_u16 of VGPRs that no kernel
+	 * has set at its entry).
+	 */
 	if (!pkt->kernel_object)
 		return -ENOENT;
 	ret = kfdsim_vm_read(q->vm, pkt->kernel_object, &magic, sizeof(magic),
@@ -437,12 +470,15 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 		return ret;
 	if (magic == KFDSIM_KERNEL_MAGIC)
 		return -ENOENT;
-	ret = kfdsim_vm_read(q->vm, pkt->kernel_object, kd, KD_SIZE, fault);
-	if (!ret && gfx9_legacy(kd))
-		ret = kfdsim_vm_read(q->vm, pkt->kernel_object, kd, AKC_READ,
+	if (!q->regs) {
+		ret = kfdsim_vm_read(q->vm, pkt->kernel_object, kd, KD_SIZE,
 				     fault);
-	if (ret)
-		return ret;
+		if (!ret && gfx9_legacy(kd))
+			ret = kfdsim_vm_read(q->vm, pkt->kernel_object, kd,
+					     AKC_READ, fault);
+		if (ret)
+			return ret;
+	}
 
 	memcg = set_active_memcg(kfdsim_vm_memcg(q->vm));
 	s = kfdsim_cp_should_fail() ? NULL : kvzalloc(sizeof(*s), GFX9_GFP);
@@ -456,7 +492,9 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 	d->desc_va = pkt->kernel_object;
 	d->q = q;
 	ret = gfx9_geometry(d, err);
-	if (!ret)
+	if (!ret && q->regs)
+		ret = gfx9_registers(d, q->regs, err);
+	else if (!ret)
 		ret = gfx9_descriptor(d, kd, err);
 	if (!ret)
 		ret = gfx9_scratch(d, q, fault, err);

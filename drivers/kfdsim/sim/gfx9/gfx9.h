@@ -201,6 +201,9 @@ struct gfx9_vop_op {
  * @rsrc1: COMPUTE_PGM_RSRC1
  * @rsrc2: COMPUTE_PGM_RSRC2
  * @props: the descriptor's kernel_code_properties enables
+ * @regs: programmed through registers (PM4): no descriptor, the user
+ *        SGPRs are @user_data
+ * @user_data: COMPUTE_USER_DATA_0..15 of a PM4 dispatch
  * @private_size: private segment bytes per work-item (the packet's,
  *                rounded up to dwords)
  * @scratch_rsrc: the queue's scratch buffer resource (user SGPRs)
@@ -236,6 +239,8 @@ struct gfx9_disp {
 	u32 rsrc1;
 	u32 rsrc2;
 	u32 props;
+	bool regs;
+	u32 user_data[16];
 	u32 private_size;
 	u32 scratch_rsrc[4];
 	u64 scratch_init;

@@ -16,6 +16,24 @@ struct kfdsim_aql_dispatch;
 struct kfdsim_gfx9_dispatch;
 
 /**
+ * struct kfdsim_gfx9_regs - a dispatch programmed through registers (PM4)
+ * @pgm: GPU VA of the first instruction (COMPUTE_PGM_LO/HI << 8)
+ * @rsrc1: COMPUTE_PGM_RSRC1
+ * @rsrc2: COMPUTE_PGM_RSRC2 (USER_SGPR count, TGID_*_EN, TIDIG_COMP_CNT,
+ *         LDS_SIZE in 512-byte granules)
+ * @user_data: COMPUTE_USER_DATA_0..15, loaded into s0.. up to the count
+ *
+ * A PM4 DISPATCH_DIRECT has no kernel descriptor: the command processor
+ * takes all of this from the SH registers the packets set.
+ */
+struct kfdsim_gfx9_regs {
+	u64 pgm;
+	u32 rsrc1;
+	u32 rsrc2;
+	u32 user_data[16];
+};
+
+/**
  * struct kfdsim_gfx9_queue - where a dispatch of machine code comes from
  * @vm: the address space of the queue's process on the queue's GPU
  * @packet_va: GPU VA of the dispatch packet in the ring (dispatch ptr)
@@ -26,6 +44,8 @@ struct kfdsim_gfx9_dispatch;
  * @dispatch_id: the packet's index in the queue
  * @gpu_id: for the kernel log
  * @queue_id: for the kernel log
+ * @regs: for a PM4 dispatch, the registers that replace the kernel
+ *        descriptor (pkt->kernel_object is then regs->pgm); NULL for AQL
  */
 struct kfdsim_gfx9_queue {
 	struct kfdsim_vm *vm;
@@ -35,6 +55,7 @@ struct kfdsim_gfx9_queue {
 	u64 dispatch_id;
 	u32 gpu_id;
 	u32 queue_id;
+	const struct kfdsim_gfx9_regs *regs;
 };
 
 int kfdsim_gfx9_run(struct kfdsim_gfx9_dispatch **state,
