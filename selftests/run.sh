@@ -48,7 +48,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/selftests
-areas="topology devcgroup memory apertures isolation teardown badinput abi queues compute sdma events preempt libdrm amdplugin hsakmt rocr criu stress gpustate restore_fuzz f32 gfx9 memcg gfx9_fuzz"
+areas="topology devcgroup memory apertures isolation teardown badinput abi queues compute sdma events preempt libdrm amdplugin hsakmt rocr criu stress gpustate restore_fuzz f32 gfx9 memcg gfx9_fuzz cwsr"
 work=$(mktemp -d "${TMPDIR:-/tmp}/kfdsim-selftests.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 

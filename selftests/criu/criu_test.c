@@ -472,7 +472,7 @@ static void s_tiny(struct rctx *c)
 static void s_empty(struct rctx *c) { c->a.priv_data_size = 0; }
 static void s_magic(struct rctx *c) { hdr(c)->magic ^= 1; }
 static void s_version0(struct rctx *c) { hdr(c)->version = 0; }
-static void s_version2(struct rctx *c) { hdr(c)->version = 2; }
+static void s_version3(struct rctx *c) { hdr(c)->version = 3; }
 static void s_version_max(struct rctx *c) { hdr(c)->version = 0xffffffff; }
 static void s_hdr_size(struct rctx *c) { hdr(c)->size += 8; }
 static void s_trailing(struct rctx *c) { resize(c, 8); }
@@ -495,7 +495,7 @@ static const struct bad_case header_cases[] = {
 	{ "no private data", s_empty, EINVAL },
 	{ "wrong magic", s_magic, EINVAL },
 	{ "version 0", s_version0, EINVAL },
-	{ "newer version 2", s_version2, EINVAL },
+	{ "newer version 3", s_version3, EINVAL },
 	{ "version 0xffffffff", s_version_max, EINVAL },
 	{ "header size differs from priv_data_size", s_hdr_size, EINVAL },
 	{ "trailing bytes after the last object", s_trailing, EINVAL },
@@ -760,6 +760,87 @@ static void s_q_sdma_progress(struct rctx *c)
 }
 static void s_q_sdma_rptr(struct rctx *c) { q_obj(c, CW_Q_SDMA)->rptr += 2; }
 
+/* -- a queue's context save state (version 2) -- */
+/* The idle queue's control stack size (criu_work.c: the node's). */
+#define CW_CTL_STACK_BYTES	0x5000u
+
+static struct kc_cwsr_v2 *q_cwsr(struct rctx *c, int q)
+{
+	return (struct kc_cwsr_v2 *)(q_obj(c, q) + 1);
+}
+
+static void s_cs_pad(struct rctx *c) { q_cwsr(c, CW_Q_IDLE)->pad = 1; }
+static void s_cs_offset(struct rctx *c)
+{
+	/* 8 bytes of control stack the object does not carry. */
+	q_cwsr(c, CW_Q_IDLE)->cntl_stack_offset -= 8;
+}
+static void s_cs_wg_low(struct rctx *c)
+{
+	q_cwsr(c, CW_Q_IDLE)->wg_state_offset = CW_CTL_STACK_BYTES - 8;
+}
+static void s_cs_wg_high(struct rctx *c)
+{
+	q_cwsr(c, CW_Q_IDLE)->wg_state_offset = CW_CTL_STACK_BYTES + 8;
+}
+static void s_cs_no_area(struct rctx *c)
+{
+	q_cwsr(c, CW_Q_LOOP)->wg_state_offset = CW_CTL_STACK_BYTES;
+}
+
+/*
+ * The idle queue's object carries a control stack the gfx9 engine could
+ * have written: two waves of 64 VGPRs of workgroup 0 (words from the top:
+ * tag, workgroup, state, last wave, first wave), grown into the slack;
+ * @bad spoils one word, or the save area's end when 5.
+ */
+#define CS_WORDS	5
+#define CS_WAVE_BYTES	(64 * 256 + 160 * 4)
+static void cs_forge(struct rctx *c, int bad)
+{
+	uint32_t words[CS_WORDS + 1] = {
+		0x52535743u, 0, 1u << 31 | 15 | 6u << 6,
+		1 | 1u << 16, 1u << 17,
+	};
+	const uint32_t grow = sizeof(words);
+	struct kc_cwsr_v2 *cs = q_cwsr(c, CW_Q_IDLE);
+	uint8_t *tail = (uint8_t *)(cs + 1), *end = c->priv +
+		c->a.priv_data_size;
+
+	memmove(tail + grow, tail, end - tail);
+	obj_hdr(q_obj(c, CW_Q_IDLE))->size += grow;
+	resize(c, grow);
+	if (bad >= 0 && bad < CS_WORDS)
+		words[bad] ^= bad == 2 ? 1u << 6 : bad >= 3 ? 1u << 17 : 1;
+	memcpy(tail, words, sizeof(words));
+	cs->stack_bytes = CS_WORDS * 4;
+	cs->cntl_stack_offset = CW_CTL_STACK_BYTES - CS_WORDS * 4;
+	cs->wg_state_offset = CW_CTL_STACK_BYTES + 2 * CS_WAVE_BYTES +
+			      (bad == CS_WORDS ? 4 : 0);
+}
+static void s_cs_tag(struct rctx *c) { cs_forge(c, 0); }
+static void s_cs_wg(struct rctx *c) { cs_forge(c, 1); }
+static void s_cs_state(struct rctx *c) { cs_forge(c, 2); }
+static void s_cs_last(struct rctx *c) { cs_forge(c, 3); }
+static void s_cs_first(struct rctx *c) { cs_forge(c, 4); }
+static void s_cs_bytes(struct rctx *c) { cs_forge(c, 5); }
+
+static const struct bad_case cwsr_cases[] = {
+	{ "context save state padding", s_cs_pad, EINVAL },
+	{ "control stack offset without its bytes", s_cs_offset, EINVAL },
+	{ "saved waves end below the control stack", s_cs_wg_low, EINVAL },
+	{ "saved waves without a control stack", s_cs_wg_high, EINVAL },
+	{ "context save state on a queue without a save area", s_cs_no_area,
+	  EINVAL },
+	{ "control stack: wrong tag", s_cs_tag, EINVAL },
+	{ "control stack: another workgroup", s_cs_wg, EINVAL },
+	{ "control stack: state word with other SGPRs", s_cs_state, EINVAL },
+	{ "control stack: last wave also first", s_cs_last, EINVAL },
+	{ "control stack: first wave not marked", s_cs_first, EINVAL },
+	{ "control stack: saved waves do not fill wg_state_offset", s_cs_bytes,
+	  EINVAL },
+};
+
 static const struct bad_case queue_cases[] = {
 	{ "two queues with one id", s_q_dup_id, EINVAL },
 	{ "two queues of a GPU on one doorbell", s_q_dup_doorbell, EINVAL },
@@ -910,6 +991,35 @@ struct bad_run {
  * changes no counter and leaves no fd; then the correct RESTORE on the same
  * /dev/kfd works.
  */
+/* A RESTORE of @img with copies of its buckets and data, for spoiling. */
+static int rctx_open(struct rctx *c, const struct cw_image *img,
+		     struct kfd_criu_device_bucket *dev, char *msg, size_t len)
+{
+	memset(c, 0, sizeof(*c));
+	c->img = img;
+	c->kfd = kt_open_kfd();
+	KT_CHECK(c->kfd >= 0, "open /dev/kfd: %d", c->kfd);
+	if (cw_devices(img, dev, msg, len))
+		return -1;
+	c->bos = calloc(img->k.num_bos + SLACK, sizeof(*c->bos));
+	c->priv = calloc(1, img->k.priv_size + SLACK);
+	KT_CHECK(c->bos && c->priv, "out of memory");
+	memcpy(c->dev, dev, sizeof(*dev) * KT_MAX_GPUS);
+	memcpy(c->bos, img->k.bos, img->k.num_bos * sizeof(*c->bos));
+	memcpy(c->priv, img->k.priv, img->k.priv_size);
+	c->a = (struct kfd_ioctl_criu_args){
+		.devices = (uintptr_t)c->dev,
+		.bos = (uintptr_t)c->bos,
+		.priv_data = (uintptr_t)c->priv,
+		.priv_data_size = img->k.priv_size,
+		.num_devices = img->k.num_devices,
+		.num_bos = img->k.num_bos,
+		.num_objects = img->k.num_objects,
+		.op = KFD_CRIU_OP_RESTORE,
+	};
+	return 0;
+}
+
 static int run_bad_case(void *arg, char *msg, size_t len)
 {
 	const struct bad_run *br = arg;
@@ -921,29 +1031,10 @@ static int run_bad_case(void *arg, char *msg, size_t len)
 	char err[128];
 	int ret, fds;
 
-	memset(&c, 0, sizeof(c));
-	c.img = img;
-	c.kfd = kt_open_kfd();
-	KT_CHECK(c.kfd >= 0, "open /dev/kfd: %d", c.kfd);
-	if (cw_devices(img, dev, msg, len))
+	if (rctx_open(&c, img, dev, msg, len))
 		return -1;
-	c.bos = calloc(img->k.num_bos + SLACK, sizeof(*c.bos));
-	c.priv = calloc(1, img->k.priv_size + SLACK);
 	bos = calloc(img->k.num_bos + 1, sizeof(*bos));
-	KT_CHECK(c.bos && c.priv && bos, "out of memory");
-	memcpy(c.dev, dev, sizeof(dev));
-	memcpy(c.bos, img->k.bos, img->k.num_bos * sizeof(*c.bos));
-	memcpy(c.priv, img->k.priv, img->k.priv_size);
-	c.a = (struct kfd_ioctl_criu_args){
-		.devices = (uintptr_t)c.dev,
-		.bos = (uintptr_t)c.bos,
-		.priv_data = (uintptr_t)c.priv,
-		.priv_data_size = img->k.priv_size,
-		.num_devices = img->k.num_devices,
-		.num_bos = img->k.num_bos,
-		.num_objects = img->k.num_objects,
-		.op = KFD_CRIU_OP_RESTORE,
-	};
+	KT_CHECK(bos, "out of memory");
 	br->bc->spoil(&c);
 
 	KT_CHECK(!kt_counters(&before, err, sizeof(err)), "%s", err);
@@ -991,12 +1082,69 @@ static void run_bad_cases(struct __test_metadata *_metadata,
 			      ARRAY_SIZE(table)); \
 	}
 
+/*
+ * The other side of restore_rejects_bad_control_stacks: a well-formed
+ * control stack in the idle queue's object is restored, and
+ * GET_QUEUE_WAVE_STATE (the queue is evicted until RESUME) gives it back.
+ */
+static int run_forged_stack(void *arg, char *msg, size_t len)
+{
+	const struct cw_image *img = arg;
+	struct kfd_ioctl_get_queue_wave_state_args w = { 0 };
+	static uint32_t area[CW_CTL_STACK_BYTES / 4];
+	struct kfd_criu_device_bucket dev[KT_MAX_GPUS];
+	const uint32_t *stack;
+	struct rctx c;
+	int ret;
+
+	if (rctx_open(&c, img, dev, msg, len))
+		return -1;
+	cs_forge(&c, -1);
+	ret = kc_criu(c.kfd, &c.a);
+	KT_CHECK(!ret, "RESTORE with a well-formed control stack: %s",
+		 strerror(-ret));
+	kc_close_dmabufs(c.bos, img->k.num_bos);
+
+	w.ctl_stack_address = (uintptr_t)area;
+	w.queue_id = img->lay.q[CW_Q_IDLE].id;
+	ret = kt_ioctl(c.kfd, AMDKFD_IOC_GET_QUEUE_WAVE_STATE, &w);
+	KT_CHECK(!ret, "GET_QUEUE_WAVE_STATE: %s", strerror(-ret));
+	KT_CHECK(w.ctl_stack_used_size == CS_WORDS * 4 &&
+		 w.save_area_used_size == 2 * CS_WAVE_BYTES,
+		 "used sizes %u %u", w.ctl_stack_used_size,
+		 w.save_area_used_size);
+	stack = area + (CW_CTL_STACK_BYTES - CS_WORDS * 4) / 4;
+	KT_CHECK(area[0] == CW_CTL_STACK_BYTES - CS_WORDS * 4 &&
+		 area[1] == CS_WORDS * 4 &&
+		 area[2] == CW_CTL_STACK_BYTES + 2 * CS_WAVE_BYTES &&
+		 area[3] == 2 * CS_WAVE_BYTES, "header %u %u %u %u",
+		 area[0], area[1], area[2], area[3]);
+	KT_CHECK(stack[0] == 0x52535743u && stack[1] == 0 &&
+		 stack[2] == (1u << 31 | 15 | 6u << 6) &&
+		 stack[3] == (1 | 1u << 16) && stack[4] == 1u << 17,
+		 "control stack %x %x %x %x %x", stack[0], stack[1],
+		 stack[2], stack[3], stack[4]);
+	return 0;
+}
+
+CW_TEST(restore_puts_back_a_control_stack)
+{
+	CW_NEEDS();
+	ASSERT_EQ(0, checkpoint_worker(self, 0, CW_CK_STOP))
+		TH_LOG("%s", self->msg);
+	ASSERT_BASELINE("after the worker died");
+	ASSERT_EQ(0, kt_run_child(run_forged_stack, &self->img, M))
+		TH_LOG("%s", self->msg);
+	ASSERT_BASELINE("after the restored child exited");
+}
+
 BAD_CASES(restore_rejects_bad_header_and_sizes, header_cases)
 BAD_CASES(restore_rejects_bad_counts, count_cases)
 BAD_CASES(restore_rejects_bad_objects, object_cases)
 BAD_CASES(restore_rejects_nonzero_padding, padding_cases)
 BAD_CASES(restore_rejects_bad_bos, bo_cases)
 BAD_CASES(restore_rejects_bad_queues, queue_cases)
+BAD_CASES(restore_rejects_bad_control_stacks, cwsr_cases)
 BAD_CASES(restore_rejects_bad_events, event_cases)
 BAD_CASES(restore_rejects_bad_devices, device_cases)
 
@@ -1437,22 +1585,27 @@ static int run_version(void *arg, char *msg, size_t len)
 	bos = calloc(img->k.num_bos + 1, sizeof(*bos));
 	kfd = kt_open_kfd();
 	KT_CHECK(bos && kfd >= 0 && !cw_devices(img, dev, msg, len), "setup");
-	h->version = 2;
+	h->version = 3;
 	ret = kc_restore(kfd, &img->k, dev, bos);
-	KT_CHECK(ret == -EINVAL, "version 2: %d, want -EINVAL", ret);
+	KT_CHECK(ret == -EINVAL, "version 3: %d, want -EINVAL", ret);
+	/* Version 2 queue objects read as version 1 ones: wrong size. */
 	h->version = 1;
 	ret = kc_restore(kfd, &img->k, dev, bos);
-	KT_CHECK(!ret, "version 1: %s", strerror(-ret));
+	KT_CHECK(ret == -EINVAL, "version 1: %d, want -EINVAL", ret);
+	h->version = 2;
+	ret = kc_restore(kfd, &img->k, dev, bos);
+	KT_CHECK(!ret, "version 2: %s", strerror(-ret));
 	kc_close_dmabufs(bos, img->k.num_bos);
 	return 0;
 }
 
 /*
- * CHECKPOINT writes version 1: the header, then PROCESS, the DEVICEs, BOs,
- * QUEUEs and EVENTs in bucket / id order, each matching the process (all
- * checked by cw_check_priv()). RESTORE takes version 1 and refuses 2.
+ * CHECKPOINT writes version 2: the header, then PROCESS, the DEVICEs, BOs,
+ * QUEUEs (with their context save state) and EVENTs in bucket / id order,
+ * each matching the process (all checked by cw_check_priv()). RESTORE
+ * takes version 2 and refuses 3.
  */
-CW_TEST(private_data_is_version_1)
+CW_TEST(private_data_is_version_2)
 {
 	const struct kc_hdr *h;
 
@@ -1461,7 +1614,7 @@ CW_TEST(private_data_is_version_1)
 		TH_LOG("%s", self->msg);
 	h = (const void *)self->img.k.priv;
 	ASSERT_EQ(KC_MAGIC, h->magic);
-	ASSERT_EQ(1, h->version);
+	ASSERT_EQ(2, h->version);
 	ASSERT_EQ(self->img.k.priv_size, h->size);
 	ASSERT_EQ(0, cw_check_priv(&self->img, &self->img.lay, M))
 		TH_LOG("%s", self->msg);
@@ -2299,8 +2452,9 @@ CW_TEST(restored_process_exits_before_resume)
  * RESTORE: 8 buffers and the copy in; per BO its struct and handle in
  * kfd_bo_create() (2 * 16), per BO but the 2 USERPTR ones its mapping
  * (14); the events page; per event its struct (5); per queue its struct
- * and id in kfd_queue_create() (2 * 3); per VRAM/GTT BO the export and
- * its fd (2 * 13); the copy out.
+ * and id in kfd_queue_create() (2 * 3), and the control stack of the one
+ * with a save area (1); per VRAM/GTT BO the export and its fd (2 * 13);
+ * the copy out.
  * RESUME: per USERPTR BO pinning its pages (2), per GPU-mapped one its
  * mapping (1).
  */
@@ -2310,7 +2464,7 @@ CW_TEST(restored_process_exits_before_resume)
 #define CHECKPOINT_POINTS	(4 + 2 * CW_CONTENT_BOS + 3)
 #define UNPAUSE_POINTS		1
 #define RESTORE_POINTS		(9 + 2 * CW_NBOS + (CW_NBOS - CW_USERPTR_BOS) + \
-				 1 + CW_NEVENTS + 2 * CW_NQUEUES + \
+				 1 + CW_NEVENTS + 2 * CW_NQUEUES + 1 + \
 				 2 * CW_CONTENT_BOS + 1)
 #define RESUME_POINTS		(CW_USERPTR_BOS + 1)
 

@@ -55,18 +55,10 @@ struct g9_kernel {
 /* @name in ./gfx9/ next to this binary, where make selftests puts it. */
 static int g9_path(const char *name, char *path, size_t len)
 {
-	char *slash;
-	ssize_t n;
+	char rel[64];
 
-	n = readlink("/proc/self/exe", path, len - 64);
-	if (n < 0)
-		return -errno;
-	path[n] = 0;
-	slash = strrchr(path, '/');
-	if (!slash)
-		return -ENOENT;
-	snprintf(slash, len - (slash - path), "/gfx9/%s", name);
-	return 0;
+	snprintf(rel, sizeof(rel), "gfx9/%s", name);
+	return kt_exe_sibling(rel, path, len);
 }
 
 static int g9_read_file(const char *name, void *buf, size_t max)

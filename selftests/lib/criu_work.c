@@ -215,8 +215,8 @@ static int cw_sdma_put(struct kg_queue *q, const uint32_t *dw, uint32_t n)
 #define CW_EOP_OFF	0x1000		/* in its ctl BO */
 #define CW_EOP_SIZE	0x800
 #define CW_CTX_OFF	0x1800
-#define CW_CTX_SIZE	0x600
-#define CW_CTL_STACK	0x200
+#define CW_CTX_SIZE	0x13f1000	/* the gfx906 node's sizes (kfd_queue.c) */
+#define CW_CTL_STACK	0x5000
 
 /*
  * An AQL queue created with the context-save fields set, which only a
@@ -1513,6 +1513,7 @@ int cw_check_priv(const struct cw_image *img, const struct cw_layout *L,
 	const struct kc_proc_v1 *proc;
 	const struct kc_dev_v1 *dev;
 	const struct kc_queue_v1 *q;
+	const struct kc_cwsr_v2 *cs;
 	const struct kc_event_v1 *ev;
 	const struct kc_bo_v1 *bo;
 	const struct cw_bo *lb;
@@ -1527,13 +1528,13 @@ int cw_check_priv(const struct cw_image *img, const struct cw_layout *L,
 	if (img->k.priv_size < sizeof(*h))
 		CW_FAIL("private data of %llu bytes",
 			(unsigned long long)img->k.priv_size);
-	if (h->magic != KC_MAGIC || h->version != 1 ||
+	if (h->magic != KC_MAGIC || h->version != KC_VERSION ||
 	    h->size != img->k.priv_size || h->pad || h->num_objects != nobj)
-		CW_FAIL("header: magic 0x%x version %u size %llu pad %u objects %u; want version 1, %llu bytes, %u objects",
+		CW_FAIL("header: magic 0x%x version %u size %llu pad %u objects %u; want version 2, %llu bytes, %u objects",
 			h->magic, h->version, (unsigned long long)h->size,
 			h->pad, h->num_objects,
 			(unsigned long long)img->k.priv_size, nobj);
-	/* Version 1 order: PROCESS, DEVICEs, BOs, QUEUEs, EVENTs. */
+	/* Version 1 and 2 order: PROCESS, DEVICEs, BOs, QUEUEs, EVENTs. */
 	for (i = 0; i < nobj; i++) {
 		uint32_t want_type = i == 0 ? KC_OBJ_PROCESS :
 			i <= img->k.num_devices ? KC_OBJ_DEVICE :
@@ -1545,7 +1546,9 @@ int cw_check_priv(const struct cw_image *img, const struct cw_layout *L,
 			[KC_OBJ_PROCESS] = sizeof(struct kc_proc_v1),
 			[KC_OBJ_DEVICE] = sizeof(struct kc_dev_v1),
 			[KC_OBJ_BO] = sizeof(struct kc_bo_v1),
-			[KC_OBJ_QUEUE] = sizeof(struct kc_queue_v1),
+			/* No saved waves: no control stack bytes. */
+			[KC_OBJ_QUEUE] = sizeof(struct kc_queue_v1) +
+					 sizeof(struct kc_cwsr_v2),
 			[KC_OBJ_EVENT] = sizeof(struct kc_event_v1),
 		};
 
@@ -1632,6 +1635,14 @@ int cw_check_priv(const struct cw_image *img, const struct cw_layout *L,
 				q->next_wg, (unsigned long long)lq->windex,
 				(unsigned long long)img->qs[j].rptr,
 				img->qs[j].iteration, img->qs[j].next_wg);
+		/* Only the idle queue has a save area, with nothing saved. */
+		cs = (const void *)(q + 1);
+		if (cs->cntl_stack_offset != (j == CW_Q_IDLE ? CW_CTL_STACK : 0) ||
+		    cs->wg_state_offset != (j == CW_Q_IDLE ? CW_CTL_STACK : 0) ||
+		    cs->stack_bytes || cs->pad)
+			CW_FAIL("queue %u: context save state %u %u %u %u",
+				q->id, cs->cntl_stack_offset,
+				cs->wg_state_offset, cs->stack_bytes, cs->pad);
 	}
 	for (i = 0; i < CW_NEVENTS; i++) {
 		int which = -1;

@@ -123,12 +123,15 @@ int kc_fail_nth_done(int *left, int *points);
 /*
  * ---- the private data ----
  *
- * The kernel's format, version 1, described here independently of the
+ * The kernel's format, version 2, described here independently of the
  * driver's kfd_criu.h: a version's layout may never change, so the tests
  * pin it. A header, then objects, each a type/size pair and its payload.
+ * Version 2 is version 1 with a QUEUE payload that goes on after
+ * kc_queue_v1 with a kc_cwsr_v2 and the control stack in use.
  */
 #define KC_MAGIC	0x4b465343u
 #define KC_MAX_PRIV	(64ULL << 20)
+#define KC_VERSION	2
 
 enum kc_obj_type {
 	KC_OBJ_PROCESS = 1,
@@ -196,6 +199,14 @@ struct kc_queue_v1 {
 	uint32_t next_wg;
 	uint32_t state_flags;
 	uint32_t pad2;
+};
+
+/* Version 2: after each kc_queue_v1, and stack_bytes (padded to 8). */
+struct kc_cwsr_v2 {
+	uint32_t cntl_stack_offset;
+	uint32_t wg_state_offset;
+	uint32_t stack_bytes;
+	uint32_t pad;
 };
 
 struct kc_event_v1 {

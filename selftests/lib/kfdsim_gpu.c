@@ -263,9 +263,11 @@ void kg_queue_args(struct kg_queue *q, struct kfd_ioctl_create_queue_args *a)
 }
 
 /* A queue whose read and write pointers sit at these offsets of ctl. */
-static int kg_queue_create(struct kg_rt *rt, int gpu, uint32_t type,
-			   uint32_t ring_size, uint64_t rptr_off,
-			   uint64_t wptr_off, struct kg_queue *q)
+static int kg_queue_create_ctx(struct kg_rt *rt, int gpu, uint32_t type,
+			       uint32_t ring_size, uint64_t rptr_off,
+			       uint64_t wptr_off, uint64_t ctx_va,
+			       uint32_t ctx_size, uint32_t ctl_stack_size,
+			       struct kg_queue *q)
 {
 	struct kfd_ioctl_create_queue_args a = { 0 };
 	bool aql = type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
@@ -299,6 +301,9 @@ static int kg_queue_create(struct kg_rt *rt, int gpu, uint32_t type,
 		kg_code_write(q->ctl.cpu);
 	}
 	kg_queue_args_at(q, &a, rptr_off, wptr_off);
+	a.ctx_save_restore_address = ctx_va;
+	a.ctx_save_restore_size = ctx_size;
+	a.ctl_stack_size = ctl_stack_size;
 	ret = kt_ioctl(rt->e.kfd, AMDKFD_IOC_CREATE_QUEUE, &a);
 	if (ret)
 		goto err_ctl;
@@ -323,6 +328,23 @@ err_ctl:
 err_ring:
 	kg_bo_free(rt, &q->ring);
 	return ret;
+}
+
+static int kg_queue_create(struct kg_rt *rt, int gpu, uint32_t type,
+			   uint32_t ring_size, uint64_t rptr_off,
+			   uint64_t wptr_off, struct kg_queue *q)
+{
+	return kg_queue_create_ctx(rt, gpu, type, ring_size, rptr_off,
+				   wptr_off, 0, 0, 0, q);
+}
+
+int kg_queue_new_ctx(struct kg_rt *rt, int gpu, uint32_t ring_size,
+		     uint64_t ctx_va, uint32_t ctx_size,
+		     uint32_t ctl_stack_size, struct kg_queue *q)
+{
+	return kg_queue_create_ctx(rt, gpu, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+				   ring_size, KG_CTL_RPTR, KG_CTL_WPTR, ctx_va,
+				   ctx_size, ctl_stack_size, q);
 }
 
 int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,

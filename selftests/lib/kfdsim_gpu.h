@@ -197,6 +197,14 @@ uint64_t kg_va_hole(struct kg_rt *rt);
 int kg_queue_new(struct kg_rt *rt, int gpu, uint32_t type,
 		 uint32_t ring_size, struct kg_queue *q);
 /*
+ * An AQL queue as kg_queue_new() makes one, with a context save area of
+ * @ctx_size bytes at @ctx_va (the caller maps it) and a control stack of
+ * @ctl_stack_size bytes. 0 or -errno (CREATE_QUEUE's).
+ */
+int kg_queue_new_ctx(struct kg_rt *rt, int gpu, uint32_t ring_size,
+		     uint64_t ctx_va, uint32_t ctx_size,
+		     uint32_t ctl_stack_size, struct kg_queue *q);
+/*
  * For a queue built by hand, as kg_queue_new() builds one: point @q's read
  * and write pointers into its ctl BO and fill in the CREATE_QUEUE fields
  * for its ring, pointers, GPU and type (100 %, priority 7). The other

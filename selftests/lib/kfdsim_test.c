@@ -30,6 +30,24 @@ int kt_ioctl(int fd, unsigned long req, void *arg)
 	return ret < 0 ? -errno : 0;
 }
 
+int kt_exe_sibling(const char *name, char *path, size_t len)
+{
+	char *slash;
+	ssize_t n;
+
+	if (len < 64)
+		return -EINVAL;
+	n = readlink("/proc/self/exe", path, len - 64);
+	if (n < 0)
+		return -errno;
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	if (!slash)
+		return -ENOENT;
+	snprintf(slash, len - (slash - path), "/%s", name);
+	return 0;
+}
+
 int kt_open_kfd(void)
 {
 	int fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);

@@ -74,6 +74,11 @@ struct kt_env {
 
 /* Errno-style wrappers: 0 on success, -errno on failure. */
 int kt_ioctl(int fd, unsigned long req, void *arg);
+/*
+ * @name (a relative path) next to the running test binary, in @path of
+ * @len bytes (at least 64). 0 or -errno.
+ */
+int kt_exe_sibling(const char *name, char *path, size_t len);
 int kt_open_kfd(void);
 int kt_open_render(int minor);
 int kt_acquire_vm(int kfd, int drm_fd, uint32_t gpu_id);

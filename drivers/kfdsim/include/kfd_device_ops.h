@@ -86,6 +86,33 @@ struct kfdsim_queue_state {
 };
 
 /**
+ * struct kfdsim_cwsr - the context save state of a compute queue (MQD part)
+ * @save_va: GPU VA of the queue's context save area (cp_hqd_ctx_save_base)
+ * @save_size: its size in bytes (cp_hqd_ctx_save_size)
+ * @cntl_stack_size: bytes of control stack (cp_hqd_cntl_stack_size); the
+ *                   saved waves start at this offset of the save area
+ * @cntl_stack_offset: the control stack's top (cp_hqd_cntl_stack_offset);
+ *                     it holds [@cntl_stack_offset, @cntl_stack_size), so
+ *                     @cntl_stack_offset == @cntl_stack_size means empty
+ * @wg_state_offset: end of the saved waves in the save area
+ *                   (cp_hqd_wg_state_offset)
+ * @cntl_stack: @cntl_stack_size bytes of kernel memory, as amdkfd keeps
+ *              the control stack in the page after the MQD; NULL for a
+ *              queue without a save area
+ *
+ * Documentation/gfx9-engine.rst, "Context save and restore (CWSR)". Owned
+ * by the CP (its lock) once the queue exists.
+ */
+struct kfdsim_cwsr {
+	u64 save_va;
+	u32 save_size;
+	u32 cntl_stack_size;
+	u32 cntl_stack_offset;
+	u32 wg_state_offset;
+	u32 *cntl_stack;
+};
+
+/**
  * struct kfdsim_fault - a GPU page fault
  * @va: the faulting GPU virtual address
  * @write: the access was a write
@@ -163,9 +190,11 @@ struct kfdsim_cache {
  * @checkpoint_mqd: copy out the saved state of @q (its MQD and control
  *	stack). The queue's process must be evicted. Returns 0 or an errno.
  * @restore_mqd: replace the saved state of a newly created @q with @mqd,
- *	which comes from a checkpoint and is untrusted: the device validates
- *	it. The queue's process must be evicted. Returns 0, or -EINVAL for a
- *	state the device cannot continue from.
+ *	and its control stack and save area offsets with @cwsr (its
+ *	cntl_stack points at the control stack in use; NULL @cwsr: nothing
+ *	saved), which come from a checkpoint and are untrusted: the device
+ *	validates them. The queue's process must be evicted. Returns 0, or
+ *	-EINVAL for a state the device cannot continue from.
  * @create_queue: start running the new queue @q on @dev; @evicted says
  *	whether its process's queues are evicted, and then it waits for
  *	@restore_process_queues. Called with the process lock held, once @q
@@ -174,6 +203,11 @@ struct kfdsim_cache {
  *	reads it, and it may be freed. Called with the process lock held.
  * @update_queue: give @q the ring, percentage and priority of @args, which
  *	the KFD layer checked. Called with the process lock held.
+ * @get_wave_state: copy the context save state of @q, whose process is
+ *	evicted or which is inactive: its offsets into @cwsr (cntl_stack
+ *	left NULL) and the control stack in use to the start of @stack,
+ *	which holds @max bytes. Called with the process lock held. Returns
+ *	0, or -ENOSPC if the control stack in use is larger than @max.
  * @export_dmabuf: export the memory @mem of a BO on @dev as a dma-buf
  *	opened with @flags (O_RDWR, O_CLOEXEC); the dma-buf holds its own
  *	reference. Returns the dma-buf or an ERR_PTR.
@@ -192,7 +226,10 @@ struct kfd_device_ops {
 			      const struct kfd_queue *q,
 			      struct kfdsim_queue_state *mqd);
 	int (*restore_mqd)(struct kfdsim_gpu *dev, struct kfd_queue *q,
-			   const struct kfdsim_queue_state *mqd);
+			   const struct kfdsim_queue_state *mqd,
+			   const struct kfdsim_cwsr *cwsr);
+	int (*get_wave_state)(struct kfdsim_gpu *dev, struct kfd_queue *q,
+			      struct kfdsim_cwsr *cwsr, void *stack, u32 max);
 	struct dma_buf *(*export_dmabuf)(struct kfdsim_gpu *dev,
 					 struct kfdsim_gem *mem, int flags);
 };

@@ -348,7 +348,7 @@ static const struct kfd_ioctl_desc kfd_ioctls[] = {
 	KFD_IOCTL(MAP_MEMORY_TO_GPU, kfd_ioctl_map_memory),
 	KFD_IOCTL(UNMAP_MEMORY_FROM_GPU, kfd_ioctl_unmap_memory),
 	KFD_IOCTL(SET_CU_MASK, NULL),
-	KFD_IOCTL(GET_QUEUE_WAVE_STATE, NULL),
+	KFD_IOCTL(GET_QUEUE_WAVE_STATE, kfd_ioctl_get_queue_wave_state),
 	KFD_IOCTL(GET_DMABUF_INFO, NULL),
 	KFD_IOCTL(IMPORT_DMABUF, NULL),
 	KFD_IOCTL(ALLOC_QUEUE_GWS, NULL),

@@ -166,6 +166,18 @@ struct kfd_criu_counts {
 /* Bytes an object with a payload of @size takes in the private data. */
 #define KFD_CRIU_OBJ(size)	(sizeof(struct kfd_criu_object) + (size))
 
+/* A QUEUE payload: the queue, its context save state, its control stack. */
+static u32 kfd_criu_queue_size(const struct kfd_queue *q)
+{
+	u32 used = 0;
+
+	if (q->cwsr.cntl_stack)
+		used = q->cwsr.cntl_stack_size -
+		       READ_ONCE(q->cwsr.cntl_stack_offset);
+	return sizeof(struct kfd_criu_queue_v1) +
+	       sizeof(struct kfd_criu_cwsr_v2) + ALIGN(used, 8);
+}
+
 static int kfd_criu_count(struct kfd_process *p, struct kfd_criu_counts *c)
 {
 	struct kfd_queue *q;
@@ -181,18 +193,19 @@ static int kfd_criu_count(struct kfd_process *p, struct kfd_criu_counts *c)
 		idr_for_each_entry(&p->pdds[i]->bo_idr, bo, id)
 			c->num_bos++;
 	}
-	idr_for_each_entry(&p->queues, q, id)
+	idr_for_each_entry(&p->queues, q, id) {
 		c->num_queues++;
+		c->priv_size += KFD_CRIU_OBJ(kfd_criu_queue_size(q));
+	}
 	events = kfd_events_count(p);
 	if (events < 0)
 		return events;
 	c->num_events = events;
 
-	c->priv_size = sizeof(struct kfd_criu_header) +
+	c->priv_size += sizeof(struct kfd_criu_header) +
 		KFD_CRIU_OBJ(sizeof(struct kfd_criu_process_v1)) +
 		c->num_devices * KFD_CRIU_OBJ(sizeof(struct kfd_criu_device_v1)) +
 		c->num_bos * KFD_CRIU_OBJ(sizeof(struct kfd_criu_bo_v1)) +
-		c->num_queues * KFD_CRIU_OBJ(sizeof(struct kfd_criu_queue_v1)) +
 		c->num_events * KFD_CRIU_OBJ(sizeof(struct kfd_criu_event_v1));
 	return 0;
 }
@@ -425,19 +438,36 @@ static int kfd_criu_dump_bos(struct kfd_criu_dump *d)
 static int kfd_criu_dump_queues(struct kfd_criu_dump *d)
 {
 	struct kfdsim_queue_state st;
+	struct kfd_criu_cwsr_v2 *cw;
+	struct kfdsim_cwsr snap;
 	struct kfd_criu_queue_v1 *o;
+	u32 size;
 	struct kfd_queue *q;
 	struct kfd_dev *dev;
 	int id, ret;
 
 	idr_for_each_entry(&d->p->queues, q, id) {
-		o = kfd_criu_put_obj(d, KFD_CRIU_QUEUE, sizeof(*o));
+		size = kfd_criu_queue_size(q);
+		o = kfd_criu_put_obj(d, KFD_CRIU_QUEUE, size);
 		if (!o)
 			return -EINVAL;
 		dev = q->pdd->gpu;
 		ret = dev->ops->checkpoint_mqd(dev->adev, q, &st);
 		if (ret)
 			return ret;
+		/* As amdkfd's checkpoint_mqd() copies the control stack. */
+		cw = (void *)(o + 1);
+		if (q->cwsr.cntl_stack) {
+			ret = dev->ops->get_wave_state(dev->adev, q, &snap,
+						       cw + 1, size - sizeof(*o) -
+						       sizeof(*cw));
+			if (ret)
+				return -EINVAL;
+			cw->cntl_stack_offset = snap.cntl_stack_offset;
+			cw->wg_state_offset = snap.wg_state_offset;
+			cw->stack_bytes = snap.cntl_stack_size -
+					  snap.cntl_stack_offset;
+		}
 		o->id = q->id;
 		o->user_gpu_id = q->pdd->user_gpu_id;
 		o->type = q->type;

@@ -9,7 +9,9 @@
  * struct kfd_criu_object followed by its payload (object.size bytes, a
  * multiple of 8). Version 1 writes, in this order: one PROCESS, one DEVICE
  * per device bucket (same order), one BO per BO bucket (same order), one
- * QUEUE per queue, one EVENT per event.
+ * QUEUE per queue, one EVENT per event. Version 2 is version 1 with a
+ * QUEUE payload of struct kfd_criu_queue_v1, struct kfd_criu_cwsr_v2 and
+ * the control stack in use (kfd_criu_cwsr_v2.stack_bytes, padded to 8).
  *
  * Compatibility rule: a kernel restores every version it ever wrote and
  * refuses newer or unknown versions with -EINVAL and a log line. A payload
@@ -23,7 +25,7 @@
 #include <linux/types.h>
 
 #define KFD_CRIU_MAGIC		0x4b465343u	/* "CSFK" */
-#define KFD_CRIU_VERSION	1
+#define KFD_CRIU_VERSION	2
 
 /* Refuse private data larger than this outright. */
 #define KFD_CRIU_MAX_PRIV_SIZE	SZ_64M
@@ -154,6 +156,24 @@ struct kfd_criu_queue_v1 {
 	__u32 next_wg;
 	__u32 state_flags;
 	__u32 pad2;
+};
+
+/**
+ * struct kfd_criu_cwsr_v2 - a queue's context save state (version 2)
+ * @cntl_stack_offset: cp_hqd_cntl_stack_offset: the control stack's top
+ * @wg_state_offset: cp_hqd_wg_state_offset: end of the saved waves
+ * @stack_bytes: control stack bytes that follow (ctl_stack_size minus
+ *               @cntl_stack_offset), as amdkfd's checkpoint_mqd() copies
+ *               the control stack; 0 for a queue without saved waves
+ * @pad: zero
+ *
+ * A queue without a save area has all of it zero.
+ */
+struct kfd_criu_cwsr_v2 {
+	__u32 cntl_stack_offset;
+	__u32 wg_state_offset;
+	__u32 stack_bytes;
+	__u32 pad;
 };
 
 /**

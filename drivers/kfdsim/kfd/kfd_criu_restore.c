@@ -44,6 +44,7 @@ struct kfd_criu_rst {
 	const struct kfd_criu_queue_v1 **queue_objs;
 	const struct kfd_criu_event_v1 **event_objs;
 	u32 nr_dev, nr_bo, nr_queue, nr_event;
+	u32 version;
 
 	struct kfd_process_device *dev_pdd[KFDSIM_MAX_GPUS];
 	struct file *drm_files[KFDSIM_MAX_GPUS];
@@ -52,6 +53,22 @@ struct kfd_criu_rst {
 };
 
 /* ---- structure of the input ---- */
+
+/* Version 1: the queue alone; 2: its context save state follows. */
+static bool kfd_rst_queue_size_ok(const struct kfd_criu_rst *r, u32 size,
+				  const void *payload)
+{
+	const struct kfd_criu_queue_v1 *o = payload;
+	const struct kfd_criu_cwsr_v2 *cw = (const void *)(o + 1);
+
+	if (r->version < 2)
+		return size == sizeof(*o);
+	if (size < sizeof(*o) + sizeof(*cw) || cw->pad ||
+	    cw->stack_bytes % sizeof(u32))
+		return false;
+	return size == sizeof(*o) + sizeof(*cw) +
+		       ALIGN((u64)cw->stack_bytes, 8);
+}
 
 static int kfd_rst_take(struct kfd_criu_rst *r, u32 type, u32 size,
 			const void *payload)
@@ -77,7 +94,7 @@ static int kfd_rst_take(struct kfd_criu_rst *r, u32 type, u32 size,
 		r->bo_objs[r->nr_bo++] = payload;
 		return 0;
 	case KFD_CRIU_QUEUE:
-		if (size != sizeof(**r->queue_objs) ||
+		if (!kfd_rst_queue_size_ok(r, size, payload) ||
 		    r->nr_queue + r->nr_event >= max_objects)
 			break;
 		r->queue_objs[r->nr_queue++] = payload;
@@ -124,6 +141,7 @@ static int kfd_rst_parse(struct kfd_criu_rst *r)
 		rst_reject("header padding is 0x%x, not zero\n", hdr->pad);
 		return -EINVAL;
 	}
+	r->version = hdr->version;
 	for (i = 0; i < hdr->num_objects; i++) {
 		if (size - off < sizeof(*obj)) {
 			rst_reject("private data truncated at object %u\n", i);
@@ -337,6 +355,8 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 		.progress = { o->iteration, o->next_wg },
 		.flags = o->state_flags,
 	};
+	const struct kfd_criu_cwsr_v2 *cw;
+	struct kfdsim_cwsr in = {};
 	struct kfd_queue *q;
 	struct kfd_process_device *pdd;
 	int dev, ret;
@@ -361,9 +381,27 @@ static int kfd_rst_queue(struct kfd_criu_rst *r, u32 i)
 	if (ret)
 		return ret;
 	q = idr_find(&r->p->queues, o->id);
-	ret = pdd->gpu->ops->restore_mqd(pdd->gpu->adev, q, &st);
+	if (r->version >= 2) {
+		cw = (const void *)(o + 1);
+		in.cntl_stack_offset = cw->cntl_stack_offset;
+		in.wg_state_offset = cw->wg_state_offset;
+		in.cntl_stack = (u32 *)(cw + 1);
+		/* The stack in the image is what the offset says, no more. */
+		if (cw->cntl_stack_offset > q->ctl_stack_size ||
+		    cw->stack_bytes != (q->cwsr.cntl_stack ?
+					q->ctl_stack_size -
+					cw->cntl_stack_offset : 0)) {
+			rst_reject("queue %u: control stack of %u bytes at 0x%x does not fit\n",
+				   o->id, cw->stack_bytes,
+				   cw->cntl_stack_offset);
+			return -EINVAL;
+		}
+	}
+	ret = pdd->gpu->ops->restore_mqd(pdd->gpu->adev, q, &st,
+					 r->version >= 2 ? &in : NULL);
 	if (ret) {
-		rst_reject("queue %u: bad saved state\n", o->id);
+		rst_reject("queue %u: bad saved state or control stack\n",
+			   o->id);
 		return ret;
 	}
 	WRITE_ONCE(*kfd_doorbell_slot(pdd, o->doorbell), o->doorbell_value);

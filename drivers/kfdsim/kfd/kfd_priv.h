@@ -281,6 +281,8 @@ static inline u64 *kfd_doorbell_slot(const struct kfd_process_device *pdd,
  * @cp_node: on its process's CP queue list (@pdd->cp_queues)
  * @cp_round: the last CP round that visited the queue (CP lock)
  * @gfx9: the machine-code dispatch under way, or NULL (CP lock)
+ * @cwsr: the context save state (MQD fields and control stack) of an AQL
+ *        queue with a save area; cntl_stack NULL otherwise (CP lock)
  */
 struct kfd_queue {
 	struct kfd_process_device *pdd;
@@ -303,6 +305,7 @@ struct kfd_queue {
 	struct list_head cp_node;
 	u64 cp_round;
 	struct kfdsim_gfx9_dispatch *gfx9;
+	struct kfdsim_cwsr cwsr;
 };
 
 void kfd_queues_destroy_all(struct kfd_process *p);
@@ -312,6 +315,7 @@ int kfd_queue_create(struct kfd_process_device *pdd,
 int kfd_ioctl_create_queue(struct kfd_process *p, void *data);
 int kfd_ioctl_destroy_queue(struct kfd_process *p, void *data);
 int kfd_ioctl_update_queue(struct kfd_process *p, void *data);
+int kfd_ioctl_get_queue_wave_state(struct kfd_process *p, void *data);
 
 /* ---- CRIU (kfd_criu.c, kfd_criu_restore.c) ---- */
 

@@ -11,10 +11,23 @@
 #include <linux/kfd_ioctl.h>
 #include <linux/kfdsim.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "kfd_priv.h"
+
+/*
+ * The context save area sizes amdkfd gives a gfx9 node (6.12:
+ * kfd_queue_ctx_save_restore_size(); libhsakmt makes the same sums in
+ * update_ctx_save_restore_size()): per CU VGPRs, SGPRs, LDS and hardware
+ * registers; a control stack of 8 bytes per wave plus 8 after the 40-byte
+ * HsaUserContextSaveAreaHeader, page-aligned.
+ */
+#define KFD_CWSR_BYTES_PER_CU		(0x40000 + 0x4000 + 0x10000 + 0x1000)
+#define KFD_CWSR_STACK_PER_WAVE		8
+#define KFD_CWSR_HEADER			40
 
 /* Upstream's per-process queue id space. */
 #define KFD_MAX_QUEUES_PER_PROCESS	1024
@@ -42,6 +55,46 @@ static int kfd_queue_check_ring(struct kfd_process_device *pdd, u64 ring_va,
 	     !amdgpu_amdkfd_gpuvm_is_mapped(&pdd->vm, ring_va, ring_size, writable))) {
 		kfd_reject("%s: ring 0x%llx size %u not aligned or not GPU-mapped on gpu %u\n",
 			   op, ring_va, ring_size, pdd->user_gpu_id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void kfd_queue_cwsr_sizes(struct kfd_process_device *pdd,
+				 u32 *ctl_stack, u32 *total)
+{
+	const struct kfdsim_asic *a =
+		amdgpu_amdkfd_get_asic_info(pdd->gpu->adev);
+	u32 cus = a->simd_count / a->simd_per_cu;
+	u32 waves = min(cus * 40,
+			a->array_count / a->simd_arrays_per_engine * 512);
+
+	*ctl_stack = PAGE_ALIGN(KFD_CWSR_HEADER +
+				waves * KFD_CWSR_STACK_PER_WAVE + 8);
+	*total = *ctl_stack + PAGE_ALIGN(cus * KFD_CWSR_BYTES_PER_CU);
+}
+
+/*
+ * amdkfd 6.12 (kfd_queue_acquire_buffers()) refuses a compute queue whose
+ * control stack size is not the node's or whose save area is smaller than
+ * the node's; 5.x kernels check neither. A queue without a save area is
+ * accepted as 5.x kernels accept it (6.12 refuses it): its waves are never
+ * saved to user memory.
+ */
+static int kfd_queue_check_cwsr(struct kfd_process_device *pdd,
+				const struct kfd_ioctl_create_queue_args *args)
+{
+	u32 ctl_stack, total;
+
+	if (args->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ||
+	    !args->ctx_save_restore_address)
+		return 0;
+	kfd_queue_cwsr_sizes(pdd, &ctl_stack, &total);
+	if (args->ctl_stack_size != ctl_stack ||
+	    args->ctx_save_restore_size < total) {
+		kfd_reject("CREATE_QUEUE: save area 0x%x, ctl stack 0x%x (gpu %u: 0x%x, 0x%x)\n",
+			   args->ctx_save_restore_size, args->ctl_stack_size,
+			   pdd->user_gpu_id, total, ctl_stack);
 		return -EINVAL;
 	}
 	return 0;
@@ -85,7 +138,7 @@ static int kfd_queue_check_args(struct kfd_process_device *pdd,
 			   args->write_pointer_address);
 		return -EINVAL;
 	}
-	return 0;
+	return kfd_queue_check_cwsr(pdd, args);
 }
 
 /* Reserve a hardware slot of the queue's kind; upstream's errno is -ENOMEM. */
@@ -198,6 +251,20 @@ int kfd_queue_create(struct kfd_process_device *pdd,
 	q->ctx_save_va = args->ctx_save_restore_address;
 	q->ctx_save_size = args->ctx_save_restore_size;
 	q->ctl_stack_size = args->ctl_stack_size;
+	if (q->type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL && q->ctx_save_va) {
+		/* As init_mqd() sets up cp_hqd_cntl_stack_* for CWSR. */
+		q->cwsr.cntl_stack = kfd_criu_should_fail() ? NULL :
+			kvzalloc(q->ctl_stack_size, GFP_KERNEL_ACCOUNT);
+		if (!q->cwsr.cntl_stack) {
+			ret = -ENOMEM;
+			goto err_idr;
+		}
+		q->cwsr.save_va = q->ctx_save_va;
+		q->cwsr.save_size = q->ctx_save_size;
+		q->cwsr.cntl_stack_size = q->ctl_stack_size;
+		q->cwsr.cntl_stack_offset = q->ctl_stack_size;
+		q->cwsr.wg_state_offset = q->ctl_stack_size;
+	}
 	__set_bit(slot, pdd->doorbell_used);
 
 	/* A stale value from an earlier queue in this slot means nothing. */
@@ -217,6 +284,8 @@ int kfd_queue_create(struct kfd_process_device *pdd,
 
 err_remove:
 	__clear_bit(slot, pdd->doorbell_used);
+	kvfree(q->cwsr.cntl_stack);
+err_idr:
 	idr_remove(&p->queues, q->id);
 err_free:
 	kfree(q);
@@ -248,6 +317,7 @@ static void kfd_queue_destroy(struct kfd_process *p, struct kfd_queue *q)
 	idr_remove(&p->queues, q->id);
 	__clear_bit(q->doorbell, q->pdd->doorbell_used);
 	kfd_queue_put_slot(q->pdd, q->type);
+	kvfree(q->cwsr.cntl_stack);
 	kfree(q);
 	atomic_dec(&kfd_counters.queues);
 }
@@ -281,6 +351,79 @@ void kfd_queues_destroy_all(struct kfd_process *p)
 	idr_for_each_entry(&p->queues, q, id)
 		kfd_queue_destroy(p, q);
 	idr_destroy(&p->queues);
+}
+
+/*
+ * The control stack of an inactive queue, as amdkfd's get_wave_state()
+ * (6.x, kfd_mqd_manager_v9.c) gives it: the four offset/size words of the
+ * save area header at @ctl_stack_address, the control stack in use at its
+ * own offset from there. Unknown queue: -EFAULT (pqm_get_wave_state());
+ * SDMA or active queue, or a nonzero pad (this driver's rule): -EINVAL.
+ */
+int kfd_ioctl_get_queue_wave_state(struct kfd_process *p, void *data)
+{
+	struct kfd_ioctl_get_queue_wave_state_args *args = data;
+	void __user *dst = u64_to_user_ptr(args->ctl_stack_address);
+	struct kfdsim_cwsr snap = {};
+	struct kfd_queue *q;
+	u32 header[4], used;
+	void *stack = NULL;
+	int ret = 0;
+
+	if (args->pad) {
+		kfd_reject("GET_QUEUE_WAVE_STATE: pad 0x%x\n", args->pad);
+		return -EINVAL;
+	}
+	mutex_lock(&p->lock);
+	q = idr_find(&p->queues, args->queue_id);
+	if (!q) {
+		kfd_reject("GET_QUEUE_WAVE_STATE: no queue %u\n",
+			   args->queue_id);
+		ret = -EFAULT;
+		goto out_unlock;
+	}
+	if (q->type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ||
+	    (q->percentage && !q->evicted)) {
+		kfd_reject("GET_QUEUE_WAVE_STATE: queue %u is not an inactive compute queue\n",
+			   args->queue_id);
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	if (q->cwsr.cntl_stack) {
+		stack = kvzalloc(q->cwsr.cntl_stack_size, GFP_KERNEL);
+		if (!stack) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+		ret = q->pdd->gpu->ops->get_wave_state(q->pdd->gpu->adev, q,
+						       &snap, stack,
+						       q->cwsr.cntl_stack_size);
+	}
+out_unlock:
+	mutex_unlock(&p->lock);
+	if (ret) {
+		kvfree(stack);
+		return ret;
+	}
+
+	used = snap.cntl_stack_size - snap.cntl_stack_offset;
+	header[0] = snap.cntl_stack_offset;
+	header[1] = used;
+	header[2] = snap.wg_state_offset;
+	header[3] = snap.wg_state_offset - snap.cntl_stack_size;
+	if (copy_to_user(dst, header, sizeof(header)) ||
+	    (used && copy_to_user(dst + snap.cntl_stack_offset, stack,
+				  used))) {
+		kfd_reject("GET_QUEUE_WAVE_STATE: cannot write to 0x%llx\n",
+			   args->ctl_stack_address);
+		ret = -EFAULT;
+	}
+	kvfree(stack);
+	if (!ret) {
+		args->ctl_stack_used_size = used;
+		args->save_area_used_size = header[3];
+	}
+	return ret;
 }
 
 int kfd_ioctl_update_queue(struct kfd_process *p, void *data)

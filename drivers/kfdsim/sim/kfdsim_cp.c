@@ -303,6 +303,7 @@ static int kfdsim_run_gfx9(struct kfd_queue *q, u64 slot,
 		.dispatch_id = q->state.rptr,
 		.gpu_id = q->pdd->user_gpu_id,
 		.queue_id = q->id,
+		.cwsr = q->cwsr.cntl_stack ? &q->cwsr : NULL,
 	};
 
 	return kfdsim_gfx9_run(&q->gfx9, &gq, pkt, &q->state.progress,
@@ -858,6 +859,17 @@ static void kfdsim_destroy_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q)
 	kfdsim_cp_remove_queue(q);
 }
 
+/*
+ * The queue leaves the GPU: as amdkfd's unmap of a queue with a context
+ * save area makes its waves save themselves (CWSR), the live waves of a
+ * machine-code dispatch go to the save area. Called with the CP lock held.
+ */
+static void kfdsim_cp_cwsr_preempt(struct kfd_queue *q)
+{
+	if (q->gfx9 && q->cwsr.cntl_stack)
+		kfdsim_gfx9_preempt(&q->gfx9, &q->pdd->vm, &q->cwsr);
+}
+
 static void kfdsim_update_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 				const struct kfd_ioctl_update_queue_args *args)
 {
@@ -866,6 +878,8 @@ static void kfdsim_update_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 	q->ring_size = args->ring_size;
 	q->percentage = args->queue_percentage;
 	q->priority = args->queue_priority;
+	if (!q->percentage)
+		kfdsim_cp_cwsr_preempt(q);
 	mutex_unlock(&gpu->cp->lock);
 	kfdsim_cp_kick(gpu);
 }
@@ -881,8 +895,11 @@ static void kfdsim_set_process_queues_evicted(struct kfdsim_gpu *gpu,
 	lockdep_assert_held(&pdd->p->lock);
 	kfdsim_cp_lock(gpu->cp);
 	idr_for_each_entry(&pdd->p->queues, q, id)
-		if (q->pdd == pdd)
+		if (q->pdd == pdd) {
 			q->evicted = evicted;
+			if (evicted)
+				kfdsim_cp_cwsr_preempt(q);
+		}
 	mutex_unlock(&gpu->cp->lock);
 	if (!evicted)
 		kfdsim_cp_kick(gpu);
@@ -936,21 +953,85 @@ static int kfdsim_checkpoint_mqd(struct kfdsim_gpu *gpu,
 	return 0;
 }
 
+/*
+ * A control stack from a checkpoint (upstream's restore_mqd() copies it
+ * back): offsets within the queue's own sizes, and a stack the gfx9
+ * engine would have written for the workgroup the progress names.
+ */
+static int kfdsim_restore_cwsr(const struct kfd_queue *q,
+			       const struct kfdsim_queue_state *mqd,
+			       const struct kfdsim_cwsr *in)
+{
+	const struct kfdsim_cwsr *own = &q->cwsr;
+	u32 used;
+
+	if (!in || (!in->cntl_stack_offset && !in->wg_state_offset &&
+		    !own->cntl_stack))
+		return 0;
+	if (!own->cntl_stack || in->cntl_stack_offset % 4 ||
+	    in->cntl_stack_offset > own->cntl_stack_size ||
+	    in->wg_state_offset < own->cntl_stack_size ||
+	    in->wg_state_offset > own->save_size)
+		return -EINVAL;
+	used = own->cntl_stack_size - in->cntl_stack_offset;
+	if (!used)
+		return in->wg_state_offset == own->cntl_stack_size ? 0 :
+		       -EINVAL;
+	/* Room for the save area header below the stack, as written. */
+	if (in->cntl_stack_offset < 40 || mqd->progress.iteration)
+		return -EINVAL;
+	return kfdsim_gfx9_cwsr_check(in->cntl_stack, used / 4,
+				      in->wg_state_offset -
+				      own->cntl_stack_size,
+				      mqd->progress.next_wg);
+}
+
 /* The state is untrusted: unknown flags or nonzero padding are -EINVAL. */
 static int kfdsim_restore_mqd(struct kfdsim_gpu *gpu, struct kfd_queue *q,
-			      const struct kfdsim_queue_state *mqd)
+			      const struct kfdsim_queue_state *mqd,
+			      const struct kfdsim_cwsr *cwsr)
 {
+	u32 used;
+
 	if (mqd->pad || (mqd->flags & ~KFDSIM_QSTATE_ERROR))
 		return -EINVAL;
 	if (q->type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL &&
 	    (mqd->progress.iteration || mqd->progress.next_wg ||
 	     !IS_ALIGNED(mqd->rptr, sizeof(u32))))
 		return -EINVAL;
+	if (kfdsim_restore_cwsr(q, mqd, cwsr))
+		return -EINVAL;
 	WARN_ON(!q->evicted);
 	kfdsim_cp_lock(gpu->cp);
 	q->state = *mqd;
+	if (cwsr && q->cwsr.cntl_stack) {
+		used = q->cwsr.cntl_stack_size - cwsr->cntl_stack_offset;
+		memcpy((u8 *)q->cwsr.cntl_stack + cwsr->cntl_stack_offset,
+		       cwsr->cntl_stack, used);
+		q->cwsr.cntl_stack_offset = cwsr->cntl_stack_offset;
+		q->cwsr.wg_state_offset = cwsr->wg_state_offset;
+	}
 	mutex_unlock(&gpu->cp->lock);
 	return 0;
+}
+
+static int kfdsim_get_wave_state(struct kfdsim_gpu *gpu, struct kfd_queue *q,
+				 struct kfdsim_cwsr *cwsr, void *stack, u32 max)
+{
+	u32 used;
+	int ret = 0;
+
+	kfdsim_cp_lock(gpu->cp);
+	*cwsr = q->cwsr;
+	cwsr->cntl_stack = NULL;
+	used = q->cwsr.cntl_stack_size - q->cwsr.cntl_stack_offset;
+	if (used > max)
+		ret = -ENOSPC;
+	else if (used)
+		memcpy(stack, (u8 *)q->cwsr.cntl_stack +
+		       q->cwsr.cntl_stack_offset, used);
+	mutex_unlock(&gpu->cp->lock);
+	return ret;
 }
 
 const struct kfd_device_ops kfdsim_device_ops = {
@@ -961,5 +1042,6 @@ const struct kfd_device_ops kfdsim_device_ops = {
 	.restore_process_queues = kfdsim_restore_process_queues,
 	.checkpoint_mqd = kfdsim_checkpoint_mqd,
 	.restore_mqd = kfdsim_restore_mqd,
+	.get_wave_state = kfdsim_get_wave_state,
 	.export_dmabuf = kfdsim_gem_export_dmabuf,
 };

@@ -11,7 +11,9 @@
  * until every wave of its workgroup that has not ended reached it. The
  * state of a dispatch in progress (waves, VGPRs, LDS) lives in a struct
  * kfdsim_gfx9_dispatch the queue keeps between CP slices; the queue's
- * saved progress says which workgroup runs (next_wg).
+ * saved progress says which workgroup runs (next_wg). When the CP preempts
+ * the queue, the live waves move to the queue's context save area
+ * (cwsr.c) and the dispatch resumes from there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -544,7 +546,8 @@ out:
  * s_trap), with @err filled (the text stays valid until the state is
  * freed); -ENOSPC when the dispatch needs more scratch than the queue's
  * amd_queue_t gives (@err filled; nothing ran, the state is not kept);
- * -EINVAL if @prog lies outside the dispatch; -ENOMEM.
+ * -EINVAL if @prog lies outside the dispatch or the queue's control stack
+ * does not fit it; -ENOMEM.
  */
 int kfdsim_gfx9_run(struct kfdsim_gfx9_dispatch **state,
 		    const struct kfdsim_gfx9_queue *q,
@@ -564,6 +567,19 @@ int kfdsim_gfx9_run(struct kfdsim_gfx9_dispatch **state,
 		ret = gfx9_start(state, q, pkt, prog, fault, err);
 		if (ret)
 			return ret;
+		d = &(*state)->d;
+		d->vm = q->vm;
+		d->q = q;
+		d->fault = fault;
+		/* Waves preempted into the save area resume from there. */
+		if (q->cwsr && q->cwsr->cntl_stack &&
+		    q->cwsr->cntl_stack_offset < q->cwsr->cntl_stack_size) {
+			ret = gfx9_cwsr_restore(d, q->cwsr);
+			if (ret) {
+				kfdsim_gfx9_free(state);
+				return ret;
+			}
+		}
 	}
 	d = &(*state)->d;
 	d->vm = q->vm;

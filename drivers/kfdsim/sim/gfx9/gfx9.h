@@ -270,6 +270,9 @@ struct kfdsim_gfx9_dispatch {
 	struct gfx9_disp d;
 };
 
+/* Context save and restore (cwsr.c). */
+int gfx9_cwsr_restore(struct gfx9_disp *d, struct kfdsim_cwsr *cwsr);
+
 int gfx9_illegal(struct gfx9_disp *d, const struct gfx9_wave *w,
 		 const struct gfx9_insn *in, const char *what);
 

@@ -14,6 +14,7 @@ struct kfdsim_dispatch_error;
 struct kfdsim_dispatch_progress;
 struct kfdsim_aql_dispatch;
 struct kfdsim_gfx9_dispatch;
+struct kfdsim_cwsr;
 
 /**
  * struct kfdsim_gfx9_regs - a dispatch programmed through registers (PM4)
@@ -46,6 +47,8 @@ struct kfdsim_gfx9_regs {
  * @queue_id: for the kernel log
  * @regs: for a PM4 dispatch, the registers that replace the kernel
  *        descriptor (pkt->kernel_object is then regs->pgm); NULL for AQL
+ * @cwsr: the queue's context save state, or NULL: a dispatch resumes from
+ *        the waves saved there when its control stack is not empty
  */
 struct kfdsim_gfx9_queue {
 	struct kfdsim_vm *vm;
@@ -56,6 +59,7 @@ struct kfdsim_gfx9_queue {
 	u32 gpu_id;
 	u32 queue_id;
 	const struct kfdsim_gfx9_regs *regs;
+	struct kfdsim_cwsr *cwsr;
 };
 
 int kfdsim_gfx9_run(struct kfdsim_gfx9_dispatch **state,
@@ -65,5 +69,9 @@ int kfdsim_gfx9_run(struct kfdsim_gfx9_dispatch **state,
 		    struct kfdsim_fault *fault,
 		    struct kfdsim_dispatch_error *err);
 void kfdsim_gfx9_free(struct kfdsim_gfx9_dispatch **state);
+int kfdsim_gfx9_preempt(struct kfdsim_gfx9_dispatch **state,
+			struct kfdsim_vm *vm, struct kfdsim_cwsr *cwsr);
+int kfdsim_gfx9_cwsr_check(const u32 *words, u32 nwords, u32 wave_bytes,
+			   u32 next_wg);
 
 #endif /* KFDSIM_GFX9_H */
