@@ -39,21 +39,6 @@
 #define FZ_S_ENDPGM	0xbf810000u
 #define FZ_HANG_MS	5000
 
-/* The descriptor as gfx9_test.c lays it out (AMDGPUUsage). */
-struct fz_kd {
-	uint32_t group_segment_fixed_size;
-	uint32_t private_segment_fixed_size;
-	uint32_t kernarg_size;
-	uint32_t reserved0;
-	int64_t kernel_code_entry_byte_offset;
-	uint8_t reserved1[20];
-	uint32_t compute_pgm_rsrc3;
-	uint32_t compute_pgm_rsrc1;
-	uint32_t compute_pgm_rsrc2;
-	uint16_t kernel_code_properties;
-	uint8_t reserved2[6];
-};
-
 enum fz_end {
 	FZ_DONE,
 	FZ_ILLEGAL,
@@ -293,7 +278,7 @@ TEST_F_TIMEOUT(gfx9_fuzz, words_end_cleanly, 6 * 3600)
 {
 	uint64_t count = fz_env("KFDSIM_GFX9_FUZZ_COUNT", 1500);
 	uint64_t seed = fz_env("KFDSIM_GFX9_FUZZ_SEED", 0x67667839);
-	struct fz_kd kd = {
+	struct kg_kd kd = {
 		.kernel_code_entry_byte_offset = FZ_CODE_OFF,
 		/* 64 VGPRs, 96 SGPRs, f32/f64/f16 denormals kept */
 		.compute_pgm_rsrc1 = 15u | 11u << 6 | 3u << 16 | 3u << 18,
