@@ -1067,8 +1067,11 @@ TEST_F(vm, upstream_argument_rules)
 	info.query_hw_ip.type = 0xdead;	/* not looked at */
 	EXPECT_EQ(0, kt_ioctl(fd, DRM_IOCTL_AMDGPU_INFO, &info));
 	EXPECT_EQ(1, regs[0]);
+	/* GB_ADDR_CONFIG: gfx_v9_0's Vega 20 value, as GET_TILE_CONFIG says */
+	regs[0] = 0;
 	EXPECT_EQ(0, amdgpu_read_mm_registers(self->a.dev, 0x263e, 1,
 					      0xffffffff, 1, regs));
+	EXPECT_EQ(0x22014042u, regs[0]);
 
 	/* CS: empty IB, IB base rounded down to 32 bytes, CS flags */
 	ASSERT_EQ(0, vm_good_copy(&self->a, &self->ib, &self->data, 1, &seq));

@@ -43,9 +43,8 @@
 #define AI_GS_PRIM_BUF_DEPTH	1792
 #define AI_MAX_GS_WAVES		32
 #define AI_PTE_FRAGMENT		(2 * 1024 * 1024)
-/* GB_ADDR_CONFIG, the one register libdrm reads on gfx9 (gfx9 golden). */
+/* GB_ADDR_CONFIG, the one register libdrm reads on gfx9. */
 #define AI_REG_GB_ADDR_CONFIG	0x263e
-#define AI_GB_ADDR_CONFIG	0x2a114042
 /* SDMA 4.2.0, driven by amdgpu's sdma_v4_0 IP block (version 4.0). */
 #define AI_SDMA_IP_MAJOR	4
 #define AI_SDMA_IP_MINOR	0
@@ -279,7 +278,7 @@ static int kfdsim_amdgpu_read_mmr(const struct kfdsim_gpu *gpu,
 					     info->read_mmr_reg.dword_offset + i);
 			return -EFAULT;
 		}
-		regs[i] = AI_GB_ADDR_CONFIG;
+		regs[i] = gpu->asic->gb_addr_config;
 	}
 	return 0;
 }

@@ -158,6 +158,7 @@ struct kfdsim_asic {
 	u32 capability;
 	u32 vram_width;			/* bits */
 	u32 mem_clk_max;		/* MHz */
+	u32 gb_addr_config;		/* GB_ADDR_CONFIG as amdgpu programs it */
 	u32 num_caches;			/* entries in @caches */
 	const struct kfdsim_cache *caches;
 };

@@ -231,11 +231,11 @@ static int kfd_ioctl_set_trap_handler(struct kfd_process *p, void *data)
 
 /*
  * What amdgpu tells amdkfd about a gfx9 GPU's tiling (ROCr's image support
- * reads it at start-up): GB_ADDR_CONFIG as gfx_v9_0 sets it up for Vega20,
- * and the tile and macro-tile mode tables of 32 and 16 entries, which
- * exist but stay zero from gfx9 on, as do the bank and rank counts.
+ * reads it at start-up): GB_ADDR_CONFIG as the device reports it (the
+ * render node's READ_MMR_REG gives the same), and the tile and macro-tile
+ * mode tables of 32 and 16 entries, which exist but stay zero from gfx9
+ * on, as do the bank and rank counts.
  */
-#define KFD_GFX906_GB_ADDR_CONFIG	0x22014042
 #define KFD_NUM_TILE_CONFIGS		32
 #define KFD_NUM_MACRO_TILE_CONFIGS	16
 
@@ -248,15 +248,19 @@ static int kfd_ioctl_get_tile_config(struct kfd_process *p, void *data)
 {
 	static const u32 zero_modes[KFD_NUM_TILE_CONFIGS];
 	struct kfd_ioctl_get_tile_config_args *args = data;
-	bool found;
+	struct kfd_process_device *pdd;
+	u32 gb_addr_config = 0;
 
 	mutex_lock(&p->lock);
-	found = kfd_process_pdd_by_id(p, args->gpu_id);
+	pdd = kfd_process_pdd_by_id(p, args->gpu_id);
+	if (pdd)
+		gb_addr_config =
+			amdgpu_amdkfd_get_asic_info(pdd->gpu->adev)->gb_addr_config;
 	mutex_unlock(&p->lock);
-	if (!found)
+	if (!pdd)
 		return -EINVAL;
 
-	args->gb_addr_config = KFD_GFX906_GB_ADDR_CONFIG;
+	args->gb_addr_config = gb_addr_config;
 	args->num_banks = 0;
 	args->num_ranks = 0;
 	args->num_tile_configs = min_t(u32, args->num_tile_configs,

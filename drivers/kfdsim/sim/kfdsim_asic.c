@@ -92,6 +92,11 @@ const struct kfdsim_asic kfdsim_gfx906 = {
 		      CAP_DOORBELL_TYPE(CAP_DOORBELL_TYPE_2_0),
 	.vram_width = 4096,
 	.mem_clk_max = 1000,
+	/*
+	 * gfx_v9_0's value for Vega 20; amdgpu reports the same register to
+	 * amdkfd (GET_TILE_CONFIG) and to libdrm (INFO READ_MMR_REG).
+	 */
+	.gb_addr_config = 0x22014042,
 	.num_caches = ARRAY_SIZE(kfdsim_gfx906_caches),
 	.caches = kfdsim_gfx906_caches,
 };
