@@ -237,29 +237,40 @@ TEST_F_TIMEOUT(pre, evict_mid_kernel_freezes_then_resumes_exactly, 300)
 
 TEST_F_TIMEOUT(pre, repeated_evict_restore_in_one_run, 300)
 {
-	struct kg_qinfo qi, prev = { 0 };
+	struct kg_qinfo qi, prev;
 	struct loop l;
-	int i, done = 0;
+	int i, try, done = 0;
 
-	ASSERT_EQ(0, loop_start(self, 0, &l));
-	for (i = 0; i < 5; i++) {
-		kg_sleep_ms(i ? 250 : 100);
-		if (kg_signal_load(&l.sig) == 0)
-			break;
-		evict_and_check(_metadata, self, &l, 100, &qi);
-		/* Progress only moves forward. */
-		EXPECT_TRUE(qi.iteration > prev.iteration ||
-			    (qi.iteration == prev.iteration &&
-			     qi.next_wg >= prev.next_wg));
-		prev = qi;
-		restore(_metadata, self);
-		done++;
+	/*
+	 * The calibrated length can come out short when the host stalls the
+	 * guest while it is measured (a debug kernel under load): a run that
+	 * ends before three evictions is run again, four times longer.
+	 */
+	for (try = 0; try < 3 && done < 3; try++) {
+		if (try)
+			self->steps *= 4;
+		ASSERT_EQ(0, loop_start(self, 0, &l));
+		memset(&prev, 0, sizeof(prev));
+		done = 0;
+		for (i = 0; i < 5; i++) {
+			kg_sleep_ms(i ? 250 : 100);
+			if (kg_signal_load(&l.sig) == 0)
+				break;
+			evict_and_check(_metadata, self, &l, 100, &qi);
+			/* Progress only moves forward. */
+			EXPECT_TRUE(qi.iteration > prev.iteration ||
+				    (qi.iteration == prev.iteration &&
+				     qi.next_wg >= prev.next_wg));
+			prev = qi;
+			restore(_metadata, self);
+			done++;
+		}
+		TH_LOG("%d evictions during the run, the last at step %u of %u",
+		       done, prev.iteration, self->steps);
+		ASSERT_EQ(0, kg_signal_wait(&l.sig, 0, KG_TIMEOUT_MS));
+		EXPECT_EQ(0, check_final(_metadata, self, l.buf.cpu));
 	}
-	TH_LOG("%d evictions during the run, the last at step %u of %u",
-	       done, prev.iteration, self->steps);
 	EXPECT_GE(done, 3);
-	ASSERT_EQ(0, kg_signal_wait(&l.sig, 0, KG_TIMEOUT_MS));
-	EXPECT_EQ(0, check_final(_metadata, self, l.buf.cpu));
 }
 
 TEST_F_TIMEOUT(pre, nested_evict_needs_two_restores, 300)
