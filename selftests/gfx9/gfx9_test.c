@@ -961,29 +961,10 @@ TEST_F(gfx9, hipcc_lds_reduction)
 	EXPECT_EQ(sum + 5, *(uint32_t *)out.cpu);
 }
 
-static uint64_t g9_d2u(double d)
-{
-	uint64_t u;
-
-	memcpy(&u, &d, sizeof(u));
-	return u;
-}
-
-static double g9_u2d(uint64_t u)
-{
-	double d;
-
-	memcpy(&d, &u, sizeof(d));
-	return d;
-}
-
-static float g9_u2f(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
+/* The bits of a double, and the double or float of some bits. */
+#define g9_d2u(x)	((union { double d; uint64_t u; }){ .d = (x) }.u)
+#define g9_u2d(x)	((union { uint64_t u; double d; }){ .u = (x) }.d)
+#define g9_u2f(x)	((union { uint32_t u; float f; }){ .u = (x) }.f)
 
 /* A 64-bit pattern: any bits, a moderate exponent, subnormal or special. */
 static uint64_t g9_pick64(uint64_t r, unsigned int kind)
@@ -1045,7 +1026,8 @@ static uint64_t g9_rand64(uint64_t *s)
 TEST_F(gfx9, hipcc_division)
 {
 	const int n = 2048;
-	struct kg_bo bx, by, bq, ba, bb, br;
+	/* x, y, q (binary64), a, b, r (binary32), in kernarg order */
+	struct kg_bo bo[6];
 	uint64_t *x, *y, *q, kd, s = 0x9e3779b97f4a7c15ULL;
 	uint32_t *a, *b, *r;
 	struct g9_kernel k;
@@ -1054,24 +1036,18 @@ TEST_F(gfx9, hipcc_division)
 
 	ASSERT_EQ(0, g9_load_co(&self->rt,
 				"_Z6dividePKdS0_PdPKfS3_Pfi.kd", &k, &kd));
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 8 * n, KT_GTT | KT_WRITABLE, 0,
-			       &bx));
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 8 * n, KT_GTT | KT_WRITABLE, 0,
-			       &by));
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 8 * n, KT_GTT | KT_WRITABLE, 0,
-			       &bq));
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
-			       &ba));
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
-			       &bb));
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 4 * n, KT_GTT | KT_WRITABLE, 0,
-			       &br));
-	x = bx.cpu;
-	y = by.cpu;
-	q = bq.cpu;
-	a = ba.cpu;
-	b = bb.cpu;
-	r = br.cpu;
+	ka = k.kernarg;
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, kg_bo_new(&self->rt, 0, (i < 3 ? 8 : 4) * n,
+				       KT_GTT | KT_WRITABLE, 0, &bo[i]));
+		memcpy(ka + 8 * i, &bo[i].va, 8);
+	}
+	x = bo[0].cpu;
+	y = bo[1].cpu;
+	q = bo[2].cpu;
+	a = bo[3].cpu;
+	b = bo[4].cpu;
+	r = bo[5].cpu;
 	for (i = 0; i < n; i++) {
 		unsigned int kx = i % 8, ky = (i / 8) % 8;
 
@@ -1087,13 +1063,6 @@ TEST_F(gfx9, hipcc_division)
 	y[1] = g9_d2u(4.0);
 	a[1] = f2u(-10.0f);
 	b[1] = f2u(4.0f);
-	ka = k.kernarg;
-	memcpy(ka, &bx.va, 8);
-	memcpy(ka + 8, &by.va, 8);
-	memcpy(ka + 16, &bq.va, 8);
-	memcpy(ka + 24, &ba.va, 8);
-	memcpy(ka + 32, &bb.va, 8);
-	memcpy(ka + 40, &br.va, 8);
 	memcpy(ka + 48, &n, 4);
 	ASSERT_EQ(0, g9_run_co(&self->rt, &k, kd, n / 256));
 	EXPECT_EQ(g9_d2u(1.0 / 3.0), q[0]);

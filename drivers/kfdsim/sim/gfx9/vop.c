@@ -503,10 +503,17 @@ static int vop_cmp_int(struct gfx9_disp *d, struct gfx9_wave *w,
 	return 0;
 }
 
-/* The class of a float, as the bit v_cmp_class tests (0 sNaN .. 9 +Inf). */
-static unsigned int vop_class(u64 bits, bool wide)
+/**
+ * gfx9_fclass - the class of a float, as the bit v_cmp_class tests
+ * @bits: the value
+ * @mbits: fraction bits of its format (10, 23 or 52)
+ * @ebits: exponent bits (5, 8 or 11)
+ *
+ * Return: 0 sNaN, 1 qNaN, 2 -Inf, 3 -normal, 4 -subnormal, 5 -0, 6 +0,
+ * 7 +subnormal, 8 +normal, 9 +Inf.
+ */
+unsigned int gfx9_fclass(u64 bits, unsigned int mbits, unsigned int ebits)
 {
-	unsigned int mbits = wide ? 52 : 23, ebits = wide ? 11 : 8;
 	u64 frac = bits & (BIT_ULL(mbits) - 1);
 	u64 exp = (bits >> mbits) & (BIT_ULL(ebits) - 1);
 	bool neg = bits >> (mbits + ebits);
@@ -542,11 +549,62 @@ static int vop_cmp_class(struct gfx9_disp *d, struct gfx9_wave *w,
 			x &= wide ? ~BIT_ULL(63) : ~BIT(31);
 		if (v->neg & 1)
 			x ^= wide ? BIT_ULL(63) : BIT(31);
-		if (gfx9_lane32(&s1, l) & BIT(vop_class(x, wide)))
+		if (gfx9_lane32(&s1, l) &
+		    BIT(gfx9_fclass(x, wide ? 52 : 23, wide ? 11 : 8)))
 			res |= BIT_ULL(l);
 	}
 	vopc_write(w, v, res, cmpx);
 	return 0;
+}
+
+/**
+ * gfx9_fcmp - the v_cmp condition of two floats of any width
+ * @cond: the condition, the low 4 bits of the opcode (f, lt, eq, le, gt,
+ *        lg, ge, o, u, nge, nlg, ngt, nle, neq, nlt, tru)
+ * @lt: a < b
+ * @eq: a == b (-0 equals +0)
+ * @gt: a > b (none of the three: unordered, a NaN operand)
+ *
+ * Return: whether the condition holds.
+ */
+bool gfx9_fcmp(unsigned int cond, bool lt, bool eq, bool gt)
+{
+	bool un = !lt && !eq && !gt;
+
+	switch (cond & 15) {
+	case 0:
+		return false;
+	case 1:
+		return lt;
+	case 2:
+		return eq;
+	case 3:
+		return lt || eq;
+	case 4:
+		return gt;
+	case 5:
+		return lt || gt;
+	case 6:
+		return gt || eq;
+	case 7:
+		return !un;
+	case 8:
+		return un;
+	case 9:
+		return !(gt || eq);
+	case 10:
+		return !(lt || gt);
+	case 11:
+		return !gt;
+	case 12:
+		return !(lt || eq);
+	case 13:
+		return !eq;
+	case 14:
+		return !lt;
+	default:
+		return true;
+	}
 }
 
 /* The float operations, between kernel_fpu_begin() and _end(). */

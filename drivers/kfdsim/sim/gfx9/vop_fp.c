@@ -472,45 +472,10 @@ static u32 f32_sincos(u32 x, bool cos)
 	return u32f((float)r);
 }
 
-/* The v_cmp condition @cond (0-15) of two values (binary32 exactly). */
+/* The v_cmp condition @cond of two values (binary32 ones exactly). */
 static bool fp_cmp(unsigned int cond, double x, double y)
 {
-	bool unord = x != x || y != y;
-
-	switch (cond) {
-	case 0x0:
-		return false;
-	case 0x1:
-		return x < y;
-	case 0x2:
-		return x == y;
-	case 0x3:
-		return x <= y;
-	case 0x4:
-		return x > y;
-	case 0x5:
-		return x < y || x > y;	/* lg */
-	case 0x6:
-		return x >= y;
-	case 0x7:
-		return !unord;
-	case 0x8:
-		return unord;
-	case 0x9:
-		return !(x >= y);
-	case 0xa:
-		return !(x < y || x > y);
-	case 0xb:
-		return !(x > y);
-	case 0xc:
-		return !(x <= y);
-	case 0xd:
-		return !(x == y);
-	case 0xe:
-		return !(x < y);
-	default:
-		return true;
-	}
+	return gfx9_fcmp(cond, x < y, x == y, x > y);
 }
 
 /* Source modifiers of a float operand. */
