@@ -17,7 +17,6 @@
 
 #include "fp_soft.h"
 
-
 struct sf_fmt {
 	u8 mbits;	/* stored fraction bits */
 	u8 ebits;
