@@ -14,6 +14,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fenv.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -958,6 +959,426 @@ TEST_F(gfx9, hipcc_lds_reduction)
 	memcpy(ka + 16, &n, 4);
 	ASSERT_EQ(0, g9_run_co(&self->rt, &k, kd, (n + 255) / 256));
 	EXPECT_EQ(sum + 5, *(uint32_t *)out.cpu);
+}
+
+/* The bits of a double, and the double or float of some bits. */
+#define g9_d2u(x)	((union { double d; uint64_t u; }){ .d = (x) }.u)
+#define g9_u2d(x)	((union { uint64_t u; double d; }){ .u = (x) }.d)
+#define g9_u2f(x)	((union { uint32_t u; float f; }){ .u = (x) }.f)
+
+/* A 64-bit pattern: any bits, a moderate exponent, subnormal or special. */
+static uint64_t g9_pick64(uint64_t r, unsigned int kind)
+{
+	const uint64_t frac = r & 0x800fffffffffffffULL;
+
+	switch (kind % 8) {
+	case 0:
+		return frac | (uint64_t)(1023 - 40 + (r >> 53) % 80) << 52;
+	case 1:
+		return frac;				/* subnormal */
+	case 2:
+		return frac | (uint64_t)((r >> 52) % 64) << 52;
+	case 3:
+		return frac | (uint64_t)(2046 - (r >> 52) % 64) << 52;
+	case 4:
+		return (r & (1ULL << 63)) | ((r >> 20) & 1 ?
+					     0x7ff0000000000000ULL : 0);
+	default:
+		return r;
+	}
+}
+
+static uint32_t g9_pick32(uint64_t r, unsigned int kind)
+{
+	const uint32_t frac = (uint32_t)r & 0x807fffffu;
+
+	switch (kind % 8) {
+	case 0:
+		return frac | (uint32_t)(127 - 20 + (r >> 40) % 40) << 23;
+	case 1:
+		return frac;
+	case 2:
+		return frac | (uint32_t)((r >> 40) % 32) << 23;
+	case 3:
+		return frac | (uint32_t)(254 - (r >> 40) % 32) << 23;
+	case 4:
+		return ((uint32_t)r & 0x80000000u) | ((r >> 20) & 1 ?
+						      0x7f800000u : 0);
+	default:
+		return (uint32_t)(r >> 32);
+	}
+}
+
+static uint64_t g9_rand64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Double and float division as hipcc -O2 expands it (v_div_scale,
+ * v_rcp, v_fma, v_div_fmas, v_div_fixup): every quotient must be the
+ * correctly rounded one the host's division gives, over moderate,
+ * extreme, subnormal, zero, Inf and NaN operands.
+ */
+TEST_F(gfx9, hipcc_division)
+{
+	const int n = 2048;
+	/* x, y, q (binary64), a, b, r (binary32), in kernarg order */
+	struct kg_bo bo[6];
+	uint64_t *x, *y, *q, kd, s = 0x9e3779b97f4a7c15ULL;
+	uint32_t *a, *b, *r;
+	struct g9_kernel k;
+	char *ka;
+	int i;
+
+	ASSERT_EQ(0, g9_load_co(&self->rt,
+				"_Z6dividePKdS0_PdPKfS3_Pfi.kd", &k, &kd));
+	ka = k.kernarg;
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, kg_bo_new(&self->rt, 0, (i < 3 ? 8 : 4) * n,
+				       KT_GTT | KT_WRITABLE, 0, &bo[i]));
+		memcpy(ka + 8 * i, &bo[i].va, 8);
+	}
+	x = bo[0].cpu;
+	y = bo[1].cpu;
+	q = bo[2].cpu;
+	a = bo[3].cpu;
+	b = bo[4].cpu;
+	r = bo[5].cpu;
+	for (i = 0; i < n; i++) {
+		unsigned int kx = i % 8, ky = (i / 8) % 8;
+
+		x[i] = g9_pick64(g9_rand64(&s), kx);
+		y[i] = g9_pick64(g9_rand64(&s), ky);
+		a[i] = g9_pick32(g9_rand64(&s), kx);
+		b[i] = g9_pick32(g9_rand64(&s), ky);
+	}
+	/* and some exact ones */
+	x[0] = g9_d2u(1.0);
+	y[0] = g9_d2u(3.0);
+	x[1] = g9_d2u(-10.0);
+	y[1] = g9_d2u(4.0);
+	a[1] = f2u(-10.0f);
+	b[1] = f2u(4.0f);
+	memcpy(ka + 48, &n, 4);
+	ASSERT_EQ(0, g9_run_co(&self->rt, &k, kd, n / 256));
+	EXPECT_EQ(g9_d2u(1.0 / 3.0), q[0]);
+	EXPECT_EQ(g9_d2u(-2.5), q[1]);
+	EXPECT_EQ(f2u(-2.5f), r[1]);
+	for (i = 0; i < n; i++) {
+		double dq = g9_u2d(x[i]) / g9_u2d(y[i]);
+		float fq = g9_u2f(a[i]) / g9_u2f(b[i]);
+
+		/* any NaN where the host's is NaN */
+		if (isnan(dq) && isnan(g9_u2d(q[i])))
+			q[i] = g9_d2u(dq);
+		if (isnan(fq) && isnan(g9_u2f(r[i])))
+			r[i] = f2u(fq);
+		EXPECT_EQ(g9_d2u(dq), q[i])
+			TH_LOG("double %d: %a / %a = %a, got %a", i,
+			       g9_u2d(x[i]), g9_u2d(y[i]), dq, g9_u2d(q[i]));
+		EXPECT_EQ(f2u(fq), r[i])
+			TH_LOG("float %d: %a / %a = %a, got %a", i,
+			       (double)g9_u2f(a[i]), (double)g9_u2f(b[i]),
+			       (double)fq, (double)g9_u2f(r[i]));
+		if (_metadata->passed == 0)
+			break;
+	}
+}
+
+/* Distance in representable values between two same-signed results. */
+static uint64_t g9_ulps64(uint64_t a, uint64_t b)
+{
+	if ((a ^ b) >> 63)
+		return ((a | b) << 1) ? UINT64_MAX : 0;	/* only +-0 */
+	return a > b ? a - b : b - a;
+}
+
+static uint64_t g9_ulps32(uint32_t a, uint32_t b)
+{
+	if ((a ^ b) >> 31)
+		return ((a | b) << 1) ? UINT64_MAX : 0;
+	return a > b ? a - b : b - a;
+}
+
+/* Equal bits, or both NaN. */
+static int g9_same64(uint64_t want, uint64_t got)
+{
+	return want == got || (isnan(g9_u2d(want)) && isnan(g9_u2d(got)));
+}
+
+static int g9_same32(uint32_t want, uint32_t got)
+{
+	return want == got || (isnan(g9_u2f(want)) && isnan(g9_u2f(got)));
+}
+
+/* Within @ulps of the correctly rounded @want (NaN for NaN, zeros alike). */
+static int g9_near32(long double want, uint32_t got, uint64_t ulps)
+{
+	uint32_t w = f2u((float)want);
+
+	if (isnan(want))
+		return isnan(g9_u2f(got));
+	if (!(w << 1) && !(got << 1))
+		return 1;
+	return g9_ulps32(w, got) <= ulps;
+}
+
+static int g9_near64(long double want, uint64_t got, uint64_t ulps)
+{
+	uint64_t w = g9_d2u((double)want);
+
+	if (isnan(want))
+		return isnan(g9_u2d(got));
+	return g9_ulps64(w, got) <= ulps;
+}
+
+/* sin (or cos) of x turns: exact quarter-turn reduction, then libm. */
+static long double g9_sinturns(float x, int cos)
+{
+	static const long double two_pi =
+		6.283185307179586476925286766559005768L;
+	long double q = rintl(4.0L * x), t = x - q / 4;
+	unsigned int k = ((unsigned int)(long long)q + (cos ? 1 : 0)) & 3;
+	long double s = k & 1 ? cosl(two_pi * t) : sinl(two_pi * t);
+
+	return k & 2 ? -s : s;
+}
+
+/*
+ * binary64 fma (fused, one rounding), rcp/sqrt/rsq (1 ULP), frexp,
+ * ldexp, fract, floor/ceil/trunc/rndne, compares; binary32 exp, log (1
+ * ULP, the ISA's bound), sin and cos of turns (1 ULP, inside the ISA's
+ * domain of +-256 turns), frexp and ldexp: against the host's libm in
+ * binary64 and long double (fp64.s).
+ */
+TEST_F(gfx9, fp64_transcendental_known_answers)
+{
+	uint32_t in[64 * 8], *o;
+	uint64_t s = 0x2545f4914f6cdd1dULL;
+	struct kg_bo out;
+	unsigned int l;
+
+	for (l = 0; l < 64; l++) {
+		uint64_t abc[3];
+		uint32_t x, r = (uint32_t)g9_rand64(&s);
+		int k;
+
+		abc[0] = g9_pick64(g9_rand64(&s), l % 8);
+		abc[1] = g9_pick64(g9_rand64(&s), l / 8);
+		abc[2] = g9_pick64(g9_rand64(&s), l / 3);
+		if (l % 4 == 0)	/* moderate x: -256..256 */
+			x = f2u((float)((int32_t)r % 65536) / 128.0f +
+				(float)(r >> 16) / 16777216.0f);
+		else if (l % 4 == 1)	/* positive, any scale */
+			x = g9_pick32(g9_rand64(&s), l / 4) & 0x7fffffffu;
+		else
+			x = g9_pick32(g9_rand64(&s), l / 4);
+		k = l % 2 ? (int)(r % 400) - 200 : (int)(r % 4400) - 2200;
+		memcpy(&in[8 * l], abc, sizeof(abc));
+		in[8 * l + 6] = x;
+		in[8 * l + 7] = (uint32_t)k;
+	}
+	/* exact cases: half and quarter turns, exp of an integer, log 8 */
+	in[8 * 0 + 6] = f2u(0.5f);
+	in[8 * 4 + 6] = f2u(-0.25f);
+	in[8 * 8 + 6] = f2u(3.0f);
+	in[8 * 12 + 6] = f2u(-20.0f);
+	ASSERT_EQ(0, g9_run_wave(&self->rt, "fp64", in, 64 * 8, &out,
+				 64 * 32));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		const uint32_t *ol = o + 32 * l;
+		uint64_t a, b, c, got[16];
+		float x = g9_u2f(in[8 * l + 6]);
+		int k = (int32_t)in[8 * l + 7], ex;
+		double da, fl, m;
+		float fm;
+
+		memcpy(&a, &in[8 * l], 8);
+		memcpy(&b, &in[8 * l + 2], 8);
+		memcpy(&c, &in[8 * l + 4], 8);
+		memcpy(got, ol, sizeof(got));
+		da = g9_u2d(a);
+		EXPECT_TRUE(g9_same64(g9_d2u(fma(da, g9_u2d(b), g9_u2d(c))),
+				      got[0]))
+			TH_LOG("lane %u fma %a %a %a: %a", l, da, g9_u2d(b),
+			       g9_u2d(c), g9_u2d(got[0]));
+		EXPECT_TRUE(g9_near64(1.0L / da, got[1], 1))
+			TH_LOG("lane %u rcp %a: %a", l, da, g9_u2d(got[1]));
+		EXPECT_TRUE(g9_near64(sqrtl(fabsl(da)), got[2], 1))
+			TH_LOG("lane %u sqrt %a: %a", l, da, g9_u2d(got[2]));
+		EXPECT_TRUE(g9_near64(1.0L / sqrtl(fabsl(da)), got[3], 1))
+			TH_LOG("lane %u rsq %a: %a", l, da, g9_u2d(got[3]));
+		m = isfinite(da) ? frexp(da, &ex) : da;
+		if (!isfinite(da))
+			ex = 0;
+		EXPECT_TRUE(g9_same64(g9_d2u(m), got[4]))
+			TH_LOG("lane %u frexp_mant %a: %a", l, da,
+			       g9_u2d(got[4]));
+		EXPECT_EQ((uint32_t)ex, ol[10]) TH_LOG("lane %u", l);
+		EXPECT_EQ(da < g9_u2d(b) ? 1u : 0u, ol[11]) TH_LOG("lane %u", l);
+		EXPECT_EQ(da == g9_u2d(b) ? 0u : 1u, ol[12])
+			TH_LOG("lane %u", l);
+		if (isfinite(x))
+			frexpf(x, &ex);
+		else
+			ex = 0;
+		EXPECT_EQ((uint32_t)ex, ol[13]) TH_LOG("lane %u", l);
+		memcpy(got, ol + 14, 8 * 4);
+		EXPECT_TRUE(g9_same64(g9_d2u(ldexp(da, k)), got[0]))
+			TH_LOG("lane %u ldexp %a %d: %a", l, da, k,
+			       g9_u2d(got[0]));
+		fl = floor(da);
+		m = isinf(da) ? NAN : da - fl;
+		if (m > 0x1.fffffffffffffp-1)
+			m = 0x1.fffffffffffffp-1;
+		EXPECT_TRUE(g9_same64(g9_d2u(m), got[1]))
+			TH_LOG("lane %u fract %a: %a", l, da, g9_u2d(got[1]));
+		EXPECT_TRUE(g9_same64(g9_d2u(fl), got[2])) TH_LOG("lane %u", l);
+		EXPECT_TRUE(g9_same64(g9_d2u(nearbyint(da)), got[3]))
+			TH_LOG("lane %u rndne %a: %a", l, da, g9_u2d(got[3]));
+		EXPECT_TRUE(g9_near32(exp2l(x), ol[22], 1))
+			TH_LOG("lane %u exp %a: %a", l, (double)x,
+			       (double)g9_u2f(ol[22]));
+		EXPECT_TRUE(g9_near32(log2l(x), ol[23], 1))
+			TH_LOG("lane %u log %a: %a", l, (double)x,
+			       (double)g9_u2f(ol[23]));
+		if (fabsf(x) <= 256.0f) {
+			EXPECT_TRUE(g9_near32(g9_sinturns(x, 0), ol[24], 1))
+				TH_LOG("lane %u sin %a: %a", l, (double)x,
+				       (double)g9_u2f(ol[24]));
+			EXPECT_TRUE(g9_near32(g9_sinturns(x, 1), ol[25], 1))
+				TH_LOG("lane %u cos %a: %a", l, (double)x,
+				       (double)g9_u2f(ol[25]));
+		}
+		fm = isfinite(x) ? frexpf(x, &ex) : x;
+		EXPECT_TRUE(g9_same32(f2u(fm), ol[26])) TH_LOG("lane %u", l);
+		EXPECT_TRUE(g9_same32(f2u(ldexpf(x, k)), ol[27]))
+			TH_LOG("lane %u ldexpf %a %d: %a", l, (double)x, k,
+			       (double)g9_u2f(ol[27]));
+		memcpy(got, ol + 28, 16);
+		EXPECT_TRUE(g9_same64(g9_d2u(trunc(da)), got[0]))
+			TH_LOG("lane %u", l);
+		EXPECT_TRUE(g9_same64(g9_d2u(ceil(da)), got[1]))
+			TH_LOG("lane %u", l);
+		if (_metadata->passed == 0)
+			return;
+	}
+	/* the exact ones */
+	EXPECT_EQ(0u, o[24] << 1);		/* sin(pi) = 0 */
+	EXPECT_EQ(f2u(-1.0f), o[32 * 0 + 25]);	/* cos(pi) */
+	EXPECT_EQ(f2u(-1.0f), o[32 * 4 + 24]);	/* sin(-pi / 2) */
+	EXPECT_EQ(f2u(8.0f), o[32 * 8 + 22]);	/* 2^3 */
+	EXPECT_EQ(f2u(0x1p-20f), o[32 * 12 + 22]);
+}
+
+/* One rounding of @op in the host's rounding mode @mode. */
+static volatile float g9_vx, g9_vy, g9_vz;
+static volatile double g9_va, g9_vb, g9_vc;
+
+/*
+ * MODE's rounding (toward +Inf, -Inf, zero) for binary32 add, mul, fma,
+ * the binary64 to binary32 conversion and binary64 add and fma, set with
+ * s_setreg_imm32_b32 and s_setreg_b32 and read back by s_getreg_b32;
+ * then MODE's subnormal flushing, inputs and results separately
+ * (fpmode.s). The host rounds the same operations in the same mode.
+ */
+TEST_F(gfx9, float_modes_take_effect)
+{
+	static const int fe[3] = { FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO };
+	uint32_t in[64 * 16], *o, e[32];
+	uint64_t s = 0x853c49e6748fea9bULL;
+	struct kg_bo out;
+	unsigned int l, m, j;
+
+	for (l = 0; l < 64; l++) {
+		uint32_t *il = in + 16 * l;
+		uint64_t v[3], d, ee;
+
+		for (j = 0; j < 3; j++)
+			v[j] = g9_pick64(g9_rand64(&s), j == 2 ? 0 : l + j);
+		memcpy(il, v, sizeof(v));
+		il[6] = g9_pick32(g9_rand64(&s), l);
+		il[7] = g9_pick32(g9_rand64(&s), l / 8);
+		il[8] = g9_pick32(g9_rand64(&s), 0);
+		/* p * q about 2^-120 .. 2^-140: normal or subnormal */
+		il[9] = ((uint32_t)g9_rand64(&s) & 0x807fffffu) |
+			(uint32_t)(127 - 60 - l % 10) << 23;
+		il[10] = ((uint32_t)g9_rand64(&s) & 0x807fffffu) |
+			 (uint32_t)(127 - 60 - l / 7) << 23;
+		il[11] = (uint32_t)g9_rand64(&s) & 0x807fffffu;	/* w */
+		d = (g9_rand64(&s) & 0x800fffffffffffffULL) |
+		    (uint64_t)(1023 - 510 - l % 20) << 52;
+		ee = (g9_rand64(&s) & 0x800fffffffffffffULL) |
+		     (uint64_t)(1023 - 510 - l / 4) << 52;
+		memcpy(il + 12, &d, 8);
+		memcpy(il + 14, &ee, 8);
+	}
+	ASSERT_EQ(0, g9_run_wave(&self->rt, "fpmode", in, 64 * 16, &out,
+				 64 * 32));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		const uint32_t *il = in + 16 * l, *ol = o + 32 * l;
+		float p = g9_u2f(il[9]), q = g9_u2f(il[10]), w = g9_u2f(il[11]);
+		uint64_t d, ee, r;
+		double dd;
+		float f;
+
+		for (m = 0; m < 3; m++) {
+			uint64_t ab[3];
+
+			memcpy(ab, il, sizeof(ab));
+			g9_vx = g9_u2f(il[6]);
+			g9_vy = g9_u2f(il[7]);
+			g9_vz = g9_u2f(il[8]);
+			g9_va = g9_u2d(ab[0]);
+			g9_vb = g9_u2d(ab[1]);
+			g9_vc = g9_u2d(ab[2]);
+			ASSERT_EQ(0, fesetround(fe[m]));
+			e[8 * m] = f2u(g9_vx + g9_vy);
+			e[8 * m + 1] = f2u(g9_vx * g9_vy);
+			e[8 * m + 2] = f2u(fmaf(g9_vx, g9_vy, g9_vz));
+			e[8 * m + 3] = f2u((float)g9_va);
+			r = g9_d2u(g9_va + g9_vb);
+			e[8 * m + 4] = (uint32_t)r;
+			e[8 * m + 5] = r >> 32;
+			r = g9_d2u(fma(g9_va, g9_vb, g9_vc));
+			e[8 * m + 6] = (uint32_t)r;
+			e[8 * m + 7] = r >> 32;
+			ASSERT_EQ(0, fesetround(FE_TONEAREST));
+		}
+		e[24] = 0xff;	/* round 3 | 3 << 2, denormals kept (0xf0) */
+		/* flushed in and out */
+		f = p * q;
+		e[25] = fpclassify(f) == FP_SUBNORMAL ? f2u(f) & 0x80000000u :
+							f2u(f);
+		memcpy(&d, il + 12, 8);
+		memcpy(&ee, il + 14, 8);
+		dd = g9_u2d(d) * g9_u2d(ee);
+		r = fpclassify(dd) == FP_SUBNORMAL ?
+			g9_d2u(dd) & (1ULL << 63) : g9_d2u(dd);
+		e[26] = (uint32_t)r;
+		e[27] = r >> 32;
+		e[28] = f2u(p);			/* p + w with w flushed */
+		f = w + w;			/* subnormal, flushed out */
+		e[29] = fpclassify(f) == FP_SUBNORMAL ? f2u(f) & 0x80000000u :
+							f2u(f);
+		e[30] = f2u(p * q);		/* subnormal results kept */
+		e[31] = f2u(w + w);
+		for (j = 0; j < 32; j++) {
+			uint32_t want = e[j], have = ol[j];
+
+			EXPECT_TRUE(g9_same32(want, have))
+				TH_LOG("lane %u dword %u: want 0x%08x got 0x%08x",
+				       l, j, want, have);
+		}
+		if (_metadata->passed == 0)
+			break;
+	}
 }
 
 /*

@@ -29,3 +29,15 @@ __global__ void reduce(const unsigned int *in, unsigned int *out, int n)
 	if (t == 0)
 		atomicAdd(out, s[0]);
 }
+
+/* Division as hipcc -O2 expands it: div_scale, rcp, fma, div_fmas, div_fixup. */
+__global__ void divide(const double *x, const double *y, double *q,
+		       const float *a, const float *b, float *r, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n) {
+		q[i] = x[i] / y[i];
+		r[i] = a[i] / b[i];
+	}
+}

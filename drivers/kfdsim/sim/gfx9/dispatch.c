@@ -152,10 +152,6 @@ static int gfx9_resources(struct gfx9_disp *d, u32 lds,
 	if (d->lds_size > GFX9_LDS_SIZE)
 		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_GROUP_TOO_LARGE,
 				   "dispatch needs more than 64 KiB of LDS");
-	/* Only round to nearest is modelled. */
-	if (RSRC1_FLOAT_MODE(d->rsrc1) & 0xf)
-		return gfx9_refuse(d, err, KFDSIM_AQL_ERROR_INVALID_CODE,
-				   "kernel asks for a float rounding mode other than nearest (not implemented)");
 	return 0;
 }
 

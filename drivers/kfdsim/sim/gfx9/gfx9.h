@@ -337,6 +337,10 @@ static inline const struct gfx9_vop_op *gfx9_vop_op(unsigned int op)
 	return gfx9_vop_ops[op].fn ? &gfx9_vop_ops[op] : &gfx9_vop16_ops[op];
 }
 
+/* Compare and class of floats of any width (vop.c; integers only). */
+bool gfx9_fcmp(unsigned int cond, bool lt, bool eq, bool gt);
+unsigned int gfx9_fclass(u64 bits, unsigned int mbits, unsigned int ebits);
+
 /* Float VOP operations (vop_fp.c), run between kernel_fpu_begin/end. */
 int gfx9_vop_fp(struct gfx9_disp *d, struct gfx9_wave *w,
 		const struct gfx9_insn *in, const struct gfx9_vop *v,

@@ -503,10 +503,17 @@ static int vop_cmp_int(struct gfx9_disp *d, struct gfx9_wave *w,
 	return 0;
 }
 
-/* The class of a float, as the bit v_cmp_class tests (0 sNaN .. 9 +Inf). */
-static unsigned int vop_class(u64 bits, bool wide)
+/**
+ * gfx9_fclass - the class of a float, as the bit v_cmp_class tests
+ * @bits: the value
+ * @mbits: fraction bits of its format (10, 23 or 52)
+ * @ebits: exponent bits (5, 8 or 11)
+ *
+ * Return: 0 sNaN, 1 qNaN, 2 -Inf, 3 -normal, 4 -subnormal, 5 -0, 6 +0,
+ * 7 +subnormal, 8 +normal, 9 +Inf.
+ */
+unsigned int gfx9_fclass(u64 bits, unsigned int mbits, unsigned int ebits)
 {
-	unsigned int mbits = wide ? 52 : 23, ebits = wide ? 11 : 8;
 	u64 frac = bits & (BIT_ULL(mbits) - 1);
 	u64 exp = (bits >> mbits) & (BIT_ULL(ebits) - 1);
 	bool neg = bits >> (mbits + ebits);
@@ -542,11 +549,62 @@ static int vop_cmp_class(struct gfx9_disp *d, struct gfx9_wave *w,
 			x &= wide ? ~BIT_ULL(63) : ~BIT(31);
 		if (v->neg & 1)
 			x ^= wide ? BIT_ULL(63) : BIT(31);
-		if (gfx9_lane32(&s1, l) & BIT(vop_class(x, wide)))
+		if (gfx9_lane32(&s1, l) &
+		    BIT(gfx9_fclass(x, wide ? 52 : 23, wide ? 11 : 8)))
 			res |= BIT_ULL(l);
 	}
 	vopc_write(w, v, res, cmpx);
 	return 0;
+}
+
+/**
+ * gfx9_fcmp - the v_cmp condition of two floats of any width
+ * @cond: the condition, the low 4 bits of the opcode (f, lt, eq, le, gt,
+ *        lg, ge, o, u, nge, nlg, ngt, nle, neq, nlt, tru)
+ * @lt: a < b
+ * @eq: a == b (-0 equals +0)
+ * @gt: a > b (none of the three: unordered, a NaN operand)
+ *
+ * Return: whether the condition holds.
+ */
+bool gfx9_fcmp(unsigned int cond, bool lt, bool eq, bool gt)
+{
+	bool un = !lt && !eq && !gt;
+
+	switch (cond & 15) {
+	case 0:
+		return false;
+	case 1:
+		return lt;
+	case 2:
+		return eq;
+	case 3:
+		return lt || eq;
+	case 4:
+		return gt;
+	case 5:
+		return lt || gt;
+	case 6:
+		return gt || eq;
+	case 7:
+		return !un;
+	case 8:
+		return un;
+	case 9:
+		return !(gt || eq);
+	case 10:
+		return !(lt || gt);
+	case 11:
+		return !gt;
+	case 12:
+		return !(lt || eq);
+	case 13:
+		return !eq;
+	case 14:
+		return !lt;
+	default:
+		return true;
+	}
 }
 
 /* The float operations, between kernel_fpu_begin() and _end(). */
@@ -591,6 +649,22 @@ const struct gfx9_vop_op gfx9_vop_ops[1024] = {
 	[0x5a] = VCF("v_cmpx_nlg_f32"), [0x5b] = VCF("v_cmpx_ngt_f32"),
 	[0x5c] = VCF("v_cmpx_nle_f32"), [0x5d] = VCF("v_cmpx_neq_f32"),
 	[0x5e] = VCF("v_cmpx_nlt_f32"), [0x5f] = VCF("v_cmpx_tru_f32"),
+	[0x60] = VCF("v_cmp_f_f64"), [0x61] = VCF("v_cmp_lt_f64"),
+	[0x62] = VCF("v_cmp_eq_f64"), [0x63] = VCF("v_cmp_le_f64"),
+	[0x64] = VCF("v_cmp_gt_f64"), [0x65] = VCF("v_cmp_lg_f64"),
+	[0x66] = VCF("v_cmp_ge_f64"), [0x67] = VCF("v_cmp_o_f64"),
+	[0x68] = VCF("v_cmp_u_f64"), [0x69] = VCF("v_cmp_nge_f64"),
+	[0x6a] = VCF("v_cmp_nlg_f64"), [0x6b] = VCF("v_cmp_ngt_f64"),
+	[0x6c] = VCF("v_cmp_nle_f64"), [0x6d] = VCF("v_cmp_neq_f64"),
+	[0x6e] = VCF("v_cmp_nlt_f64"), [0x6f] = VCF("v_cmp_tru_f64"),
+	[0x70] = VCF("v_cmpx_f_f64"), [0x71] = VCF("v_cmpx_lt_f64"),
+	[0x72] = VCF("v_cmpx_eq_f64"), [0x73] = VCF("v_cmpx_le_f64"),
+	[0x74] = VCF("v_cmpx_gt_f64"), [0x75] = VCF("v_cmpx_lg_f64"),
+	[0x76] = VCF("v_cmpx_ge_f64"), [0x77] = VCF("v_cmpx_o_f64"),
+	[0x78] = VCF("v_cmpx_u_f64"), [0x79] = VCF("v_cmpx_nge_f64"),
+	[0x7a] = VCF("v_cmpx_nlg_f64"), [0x7b] = VCF("v_cmpx_ngt_f64"),
+	[0x7c] = VCF("v_cmpx_nle_f64"), [0x7d] = VCF("v_cmpx_neq_f64"),
+	[0x7e] = VCF("v_cmpx_nlt_f64"), [0x7f] = VCF("v_cmpx_tru_f64"),
 	[0xc0] = VCI("v_cmp_f_i32"), [0xc1] = VCI("v_cmp_lt_i32"),
 	[0xc2] = VCI("v_cmp_eq_i32"), [0xc3] = VCI("v_cmp_le_i32"),
 	[0xc4] = VCI("v_cmp_gt_i32"), [0xc5] = VCI("v_cmp_ne_i32"),
@@ -656,25 +730,41 @@ const struct gfx9_vop_op gfx9_vop_ops[1024] = {
 	[0x151] = VF("v_cvt_f32_ubyte0"), [0x152] = VF("v_cvt_f32_ubyte1"),
 	[0x153] = VF("v_cvt_f32_ubyte2"), [0x154] = VF("v_cvt_f32_ubyte3"),
 	[0x155] = VF("v_cvt_u32_f64"), [0x156] = VF("v_cvt_f64_u32"),
+	[0x157] = VF("v_trunc_f64"), [0x158] = VF("v_ceil_f64"),
+	[0x159] = VF("v_rndne_f64"), [0x15a] = VF("v_floor_f64"),
 	[0x15b] = VF("v_fract_f32"), [0x15c] = VF("v_trunc_f32"),
 	[0x15d] = VF("v_ceil_f32"), [0x15e] = VF("v_rndne_f32"),
 	[0x15f] = VF("v_floor_f32"),
+	[0x160] = VF("v_exp_f32"), [0x161] = VF("v_log_f32"),
 	[0x162] = VF("v_rcp_f32"), [0x163] = VF("v_rcp_iflag_f32"),
-	[0x164] = VF("v_rsq_f32"), [0x167] = VF("v_sqrt_f32"),
+	[0x164] = VF("v_rsq_f32"), [0x165] = VF("v_rcp_f64"),
+	[0x166] = VF("v_rsq_f64"), [0x167] = VF("v_sqrt_f32"),
+	[0x168] = VF("v_sqrt_f64"), [0x169] = VF("v_sin_f32"),
+	[0x16a] = VF("v_cos_f32"),
 	[0x16b] = VI("v_not_b32"), [0x16c] = VI("v_bfrev_b32"),
 	[0x16d] = VI("v_ffbh_u32"), [0x16e] = VI("v_ffbl_b32"),
 	[0x16f] = VI("v_ffbh_i32"),
+	[0x170] = VF("v_frexp_exp_i32_f64"), [0x171] = VF("v_frexp_mant_f64"),
+	[0x172] = VF("v_fract_f64"), [0x173] = VF("v_frexp_exp_i32_f32"),
+	[0x174] = VF("v_frexp_mant_f32"),
 	/* VOP3 only */
 	[0x1c1] = VF("v_mad_f32"),
 	[0x1c2] = VI("v_mad_i32_i24"), [0x1c3] = VI("v_mad_u32_u24"),
 	[0x1c8] = VI("v_bfe_u32"), [0x1c9] = VI("v_bfe_i32"),
 	[0x1ca] = VI("v_bfi_b32"), [0x1cb] = VF("v_fma_f32"),
+	[0x1cc] = VF("v_fma_f64"),
 	[0x1ce] = VI("v_alignbit_b32"), [0x1cf] = VI("v_alignbyte_b32"),
 	[0x1d0] = VF("v_min3_f32"), [0x1d1] = VI("v_min3_i32"),
 	[0x1d2] = VI("v_min3_u32"), [0x1d3] = VF("v_max3_f32"),
 	[0x1d4] = VI("v_max3_i32"), [0x1d5] = VI("v_max3_u32"),
 	[0x1d7] = VI("v_med3_i32"), [0x1d8] = VI("v_med3_u32"),
 	[0x1dc] = VI("v_sad_u32"),
+	[0x1de] = VF("v_div_fixup_f32"), [0x1df] = VF("v_div_fixup_f64"),
+	[0x1e0] = { "v_div_scale_f32", vop_float,
+		    GFX9_VOP_VOP3B | GFX9_VOP_FLOAT },
+	[0x1e1] = { "v_div_scale_f64", vop_float,
+		    GFX9_VOP_VOP3B | GFX9_VOP_FLOAT },
+	[0x1e2] = VF("v_div_fmas_f32"), [0x1e3] = VF("v_div_fmas_f64"),
 	[0x1e8] = { "v_mad_u64_u32", vop_mad64, GFX9_VOP_VOP3B },
 	[0x1e9] = { "v_mad_i64_i32", vop_mad64, GFX9_VOP_VOP3B },
 	[0x1ed] = VI("v_perm_b32"), [0x1f3] = VI("v_xad_u32"),
@@ -683,6 +773,7 @@ const struct gfx9_vop_op gfx9_vop_ops[1024] = {
 	[0x201] = VI("v_and_or_b32"), [0x202] = VI("v_or3_b32"),
 	[0x280] = VF("v_add_f64"), [0x281] = VF("v_mul_f64"),
 	[0x282] = VF("v_min_f64"), [0x283] = VF("v_max_f64"),
+	[0x284] = VF("v_ldexp_f64"),
 	[0x285] = VI("v_mul_lo_u32"), [0x286] = VI("v_mul_hi_u32"),
 	[0x287] = VI("v_mul_hi_i32"), [0x288] = VF("v_ldexp_f32"),
 	[0x289] = { "v_readlane_b32", vop_lane, GFX9_VOP_SGPR_DST },

@@ -474,70 +474,17 @@ static int vop_f16_cvt(struct gfx9_disp *d, struct gfx9_wave *w,
 	return 0;
 }
 
-/* The class of an f16, as the bit v_cmp_class tests (0 sNaN .. 9 +Inf). */
-static unsigned int f16_class(u16 x)
-{
-	bool neg = x & F16_SIGN;
-
-	if (f16_isnan(x))
-		return (x & F16_QNAN) ? 1 : 0;
-	if (f16_isinf(x))
-		return neg ? 2 : 9;
-	if (x & F16_INF)
-		return neg ? 3 : 8;
-	if (x & 0x3ff)
-		return neg ? 4 : 7;
-	return neg ? 5 : 6;
-}
-
 static bool f16_cmp(unsigned int cond, u16 x, u16 y)
 {
 	bool un = f16_isnan(x) || f16_isnan(y);
 	int a = un ? 0 : f16_key(x), b = un ? 0 : f16_key(y);
-	bool lt, eq, gt;
 
 	/* -0 and +0 are equal */
 	if ((x & F16_ABS) == 0)
 		a = 0;
 	if ((y & F16_ABS) == 0)
 		b = 0;
-	lt = !un && a < b;
-	eq = !un && a == b;
-	gt = !un && a > b;
-	switch (cond) {
-	case 0:
-		return false;
-	case 1:
-		return lt;
-	case 2:
-		return eq;
-	case 3:
-		return lt || eq;
-	case 4:
-		return gt;
-	case 5:
-		return lt || gt;
-	case 6:
-		return gt || eq;
-	case 7:
-		return !un;
-	case 8:
-		return un;
-	case 9:
-		return !(gt || eq);
-	case 10:
-		return !(lt || gt);
-	case 11:
-		return !gt;
-	case 12:
-		return !(lt || eq);
-	case 13:
-		return !eq;
-	case 14:
-		return !lt;
-	default:
-		return true;
-	}
+	return gfx9_fcmp(cond, !un && a < b, !un && a == b, !un && a > b);
 }
 
 static bool i16_cmp(unsigned int cond, bool sign, u16 x, u16 y)
@@ -601,7 +548,7 @@ static int vop_cmp16(struct gfx9_disp *d, struct gfx9_wave *w,
 		y = f16_half(&s1, l, v->opsel & 2);
 		if (op < 0x20) {
 			x = f16_mods(x, v, 0);
-			t = gfx9_lane32(&s1, l) & BIT(f16_class(x));
+			t = gfx9_lane32(&s1, l) & BIT(gfx9_fclass(x, 10, 5));
 		} else if (op < 0x40) {
 			x = f16_mods(x, v, 0);
 			y = f16_mods(y, v, 1);

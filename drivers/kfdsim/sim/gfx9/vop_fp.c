@@ -7,17 +7,27 @@
  * brackets every call): they touch nothing but the wave's registers, so
  * nothing in here can fault or sleep. kernel_fpu_begin() loads the default
  * MXCSR: round to nearest even, no exceptions, subnormals kept, which is
- * gfx9's default mode (MODE.FP_ROUND 0, FP_DENORM 3). Where the wave's
- * MODE flushes binary32 subnormals, inputs and results are flushed here.
+ * gfx9's default mode (MODE.FP_ROUND 0, FP_DENORM 3). Another rounding
+ * mode in the wave's MODE is put into MXCSR for the instruction (and the
+ * default put back); the file is built with -frounding-math so that the
+ * compiler keeps every operation where it is. Subnormal inputs and
+ * results are flushed here as MODE.FP_DENORM says, per precision.
+ *
+ * Fused multiply-adds outside round-to-nearest f32, v_fma_f64,
+ * v_div_fmas, ldexp and frexp are exact integer arithmetic (fp_soft.c).
+ * The transcendentals (v_exp/v_log/v_sin/v_cos_f32) are evaluated in
+ * binary64 by the polynomials below and rounded once to binary32: well
+ * within the ISA's 1 ULP.
  *
  * What differs from hardware: the NaN returned for a NaN input is x86's
  * (the input, quieted), not necessarily the GPU's; v_rcp/v_rsq/v_sqrt are
- * correctly rounded (the ISA allows 1 ULP); fused multiply-add is exact.
+ * correctly rounded (the ISA allows 1 ULP), v_rsq_f64 within 1 ULP.
  */
 #include <linux/bits.h>
 #include <linux/kernel.h>
 #include <linux/limits.h>
 
+#include "fp_soft.h"
 #include "gfx9.h"
 
 #define F32_SIGN	0x80000000u
@@ -26,8 +36,41 @@
 #define F32_ONE_MINUS	0x3f7fffffu	/* the largest float below 1.0 */
 #define F64_SIGN	BIT_ULL(63)
 
-/* MODE.FP_DENORM: bits [5:4] single precision (0 flushes in and out). */
+#define F64_ABS		(F64_SIGN - 1)
+#define F64_EXP		0x7ff0000000000000ULL
+#define F64_ONE_MINUS	0x3fefffffffffffffULL
+
+/*
+ * MODE.FP_ROUND: [1:0] single, [3:2] double and half precision (enum
+ * sf_round). MODE.FP_DENORM: [5:4] single, [7:6] double and half; bit 0
+ * of each keeps subnormal inputs, bit 1 subnormal results.
+ */
+#define GFX9_MODE_ROUND32(m)	((m) & 3)
+#define GFX9_MODE_ROUND64(m)	(((m) >> 2) & 3)
 #define GFX9_MODE_DENORM32(m)	(((m) >> 4) & 3)
+#define GFX9_MODE_DENORM64(m)	(((m) >> 6) & 3)
+
+/* How MODE rounds and flushes the binary32 (@f32) or binary64 results. */
+static void fp_env(u32 mode, bool f32, struct sf_env *env)
+{
+	u32 dn = f32 ? GFX9_MODE_DENORM32(mode) : GFX9_MODE_DENORM64(mode);
+
+	env->f32 = f32;
+	env->round = f32 ? GFX9_MODE_ROUND32(mode) : GFX9_MODE_ROUND64(mode);
+	env->flush_in = !(dn & 1);
+	env->flush_out = !(dn & 2);
+}
+
+/* MXCSR.RC for an sf_round mode (x86 swaps up and down). */
+static void fp_mxcsr_round(unsigned int round)
+{
+	static const u32 rc[4] = { 0, 2, 1, 3 };
+	u32 csr;
+
+	asm volatile("stmxcsr %0" : "=m" (csr) : : "memory");
+	csr = (csr & ~(3u << 13)) | rc[round & 3] << 13;
+	asm volatile("ldmxcsr %0" : : "m" (csr) : "memory");
+}
 
 static float f32(u32 x)
 {
@@ -74,6 +117,13 @@ static u32 f32_flush(u32 x, bool flush)
 	return x;
 }
 
+static u64 f64_flush(u64 x, bool flush)
+{
+	if (flush && !(x & F64_EXP))
+		return x & F64_SIGN;
+	return x;
+}
+
 /* Truncate toward zero, on the bits (no SSE4.1 here). */
 static u32 f32_trunc(u32 x)
 {
@@ -105,17 +155,64 @@ static u32 f32_ceil(u32 x)
 }
 
 /*
- * Round to nearest, ties to even: below 2^23 adding and taking away 2^23
- * rounds away the fraction in the current (nearest-even) rounding mode.
+ * Round to nearest, ties to even, in any MXCSR rounding mode: every step
+ * is exact (x - trunc(x), trunc(x) +- 1 and the halving test).
  */
 static u32 f32_rndne(u32 x)
 {
-	float a = f32(x & F32_ABS), big = 8388608.0f;
+	float t = f32(f32_trunc(x)), r = f32(x) - t, h = t * 0.5f;
+	bool odd = f32(f32_trunc(u32f(h))) != h;
 
-	if (!(a < big))
-		return x;		/* integral already, Inf or NaN */
-	a = (a + big) - big;
-	return u32f(a) | (x & F32_SIGN);
+	if (f32_isnan(x))
+		return x;
+	if (r > 0.5f || (r == 0.5f && odd))
+		return u32f(t + 1.0f);
+	if (r < -0.5f || (r == -0.5f && odd))
+		return u32f(t - 1.0f);
+	return u32f(t);
+}
+
+static u64 f64_trunc(u64 x)
+{
+	int e = ((x >> 52) & 0x7ff) - 1023;
+
+	if (e >= 52)
+		return x;		/* integral, Inf or NaN */
+	if (e < 0)
+		return x & F64_SIGN;
+	return x & ~((1ULL << (52 - e)) - 1);
+}
+
+static u64 f64_floor(u64 x)
+{
+	u64 t = f64_trunc(x);
+
+	if (t != x && (x & F64_SIGN))
+		return u64f(f64(t) - 1.0);
+	return t;
+}
+
+static u64 f64_ceil(u64 x)
+{
+	u64 t = f64_trunc(x);
+
+	if (t != x && !(x & F64_SIGN))
+		return u64f(f64(t) + 1.0);
+	return t;
+}
+
+static u64 f64_rndne(u64 x)
+{
+	double t = f64(f64_trunc(x)), r = f64(x) - t, h = t * 0.5;
+	bool odd = f64(f64_trunc(u64f(h))) != h;
+
+	if (f64_isnan(x))
+		return x;
+	if (r > 0.5 || (r == 0.5 && odd))
+		return u64f(t + 1.0);
+	if (r < -0.5 || (r == -0.5 && odd))
+		return u64f(t - 1.0);
+	return u64f(t);
 }
 
 static float f32_sqrt(float f)
@@ -242,65 +339,143 @@ static u64 f64_minmax(u64 a, u64 b, bool max)
 	return (f64(a) < f64(b)) != max ? a : b;
 }
 
-static u32 f32_ldexp(u32 x, s32 e)
+/* 2^@k for -1022 <= @k <= 1023 */
+static double f64_pow2(int k)
 {
-	float f = f32(x);
-
-	e = clamp(e, -300, 300);
-	while (e > 0) {
-		int s = min(e, 100);
-
-		f *= f32(((u32)(127 + s)) << 23);
-		e -= s;
-	}
-	while (e < 0) {
-		int s = min(-e, 100);
-
-		f *= f32(((u32)(127 - s)) << 23);
-		e += s;
-	}
-	return u32f(f);
+	return f64((u64)(1023 + k) << 52);
 }
 
-static bool f32_cmp(unsigned int cond, u32 a, u32 b)
+/*
+ * 2^x of binary32 @x (v_exp_f32): x = k + f with |f| <= 1/2, 2^f by its
+ * Taylor series in f * ln 2 (13 terms: error below 2^-60), times 2^k.
+ */
+static u32 f32_exp2(u32 x)
 {
-	float x = f32(a), y = f32(b);
-	bool unord = f32_isnan(a) || f32_isnan(b);
+	static const double ln2 = 0.69314718055994530942;
+	double v = f32(x), k, y, p = 1.0, t = 1.0;
+	int i;
 
-	switch (cond) {
-	case 0x0:
-		return false;
-	case 0x1:
-		return x < y;
-	case 0x2:
-		return x == y;
-	case 0x3:
-		return x <= y;
-	case 0x4:
-		return x > y;
-	case 0x5:
-		return x < y || x > y;	/* lg */
-	case 0x6:
-		return x >= y;
-	case 0x7:
-		return !unord;
-	case 0x8:
-		return unord;
-	case 0x9:
-		return !(x >= y);
-	case 0xa:
-		return !(x < y || x > y);
-	case 0xb:
-		return !(x > y);
-	case 0xc:
-		return !(x <= y);
-	case 0xd:
-		return !(x == y);
-	case 0xe:
-		return !(x < y);
-	default:
-		return true;
+	if (f32_isnan(x))
+		return x | 0x400000;
+	if (v >= 128.0)
+		return F32_EXP;
+	if (v < -160.0)
+		v = -160.0;		/* below half the least subnormal */
+	k = f64(f64_rndne(u64f(v)));
+	y = (v - k) * ln2;
+	for (i = 1; i <= 13; i++) {
+		t = t * y / i;
+		p += t;
 	}
+	return u32f((float)(p * f64_pow2((int)k)));
+}
+
+/*
+ * log2 of binary32 @x (v_log_f32): x = m * 2^e with m in [sqrt(1/2),
+ * sqrt(2)), ln m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, by
+ * its series to s^23 (error below 2^-60).
+ */
+static u32 f32_log2(u32 x)
+{
+	static const double ln2 = 0.69314718055994530942;
+	double v = f32(x), m, s, s2, p, sum = 0.0;
+	u64 b;
+	int e, i;
+
+	if (f32_isnan(x))
+		return x | 0x400000;
+	if (!(x & F32_ABS))
+		return F32_SIGN | F32_EXP;	/* -Inf */
+	if (x & F32_SIGN)
+		return 0x7fc00000;
+	if (x == F32_EXP)
+		return x;
+	b = u64f(v);
+	e = (int)((b >> 52) & 0x7ff) - 1023;
+	m = f64((b & ~F64_EXP) | 0x3ff0000000000000ULL);
+	if (m > 1.4142135623730951) {
+		m *= 0.5;
+		e++;
+	}
+	s = (m - 1.0) / (m + 1.0);
+	s2 = s * s;
+	p = s;
+	for (i = 1; i <= 23; i += 2) {
+		sum += p / i;
+		p *= s2;
+	}
+	return u32f((float)(e + 2.0 * sum / ln2));
+}
+
+/* sin and cos of @a, |a| <= pi/4, by their Taylor series (error < 2^-60). */
+static double fp_sin_poly(double a)
+{
+	double a2 = a * a, t = a, sum = a;
+	int i;
+
+	for (i = 3; i <= 19; i += 2) {
+		t = -t * a2 / ((i - 1) * i);
+		sum += t;
+	}
+	return sum;
+}
+
+static double fp_cos_poly(double a)
+{
+	double a2 = a * a, t = 1.0, sum = 1.0;
+	int i;
+
+	for (i = 2; i <= 18; i += 2) {
+		t = -t * a2 / ((i - 1) * i);
+		sum += t;
+	}
+	return sum;
+}
+
+/*
+ * v_sin_f32 / v_cos_f32: sin or cos of x * 2 pi, x in revolutions. x is
+ * cut exactly into quarter turns q and t = x - q / 4, |t| <= 1/8; the
+ * series then runs on 2 pi t. (Hardware specifies [-256, 256] only.)
+ */
+static u32 f32_sincos(u32 x, bool cos)
+{
+	static const double two_pi = 6.28318530717958647693;
+	double v = f32(x), q, a, r;
+	unsigned int k;
+
+	if (f32_isnan(x))
+		return x | 0x400000;
+	if ((x & F32_ABS) == F32_EXP)
+		return 0x7fc00000;
+	if (!(x & F32_ABS))
+		return cos ? 0x3f800000 : x;
+	if (f32(x & F32_ABS) >= 16777216.0f)	/* a whole number of turns */
+		return cos ? 0x3f800000 : 0;
+	q = f64(f64_rndne(u64f(4.0 * v)));
+	a = (v - q * 0.25) * two_pi;
+	k = ((unsigned int)(s32)q + (cos ? 1 : 0)) & 3;
+	/* sin(a + k pi / 2); cos(x) = sin(x + pi / 2) */
+	switch (k) {
+	case 0:
+		r = fp_sin_poly(a);
+		break;
+	case 1:
+		r = fp_cos_poly(a);
+		break;
+	case 2:
+		r = -fp_sin_poly(a);
+		break;
+	default:
+		r = -fp_cos_poly(a);
+		break;
+	}
+	return u32f((float)r);
+}
+
+/* The v_cmp condition @cond of two values (binary32 ones exactly). */
+static bool fp_cmp(unsigned int cond, double x, double y)
+{
+	return gfx9_fcmp(cond, x < y, x == y, x > y);
 }
 
 /* Source modifiers of a float operand. */
@@ -338,10 +513,15 @@ static u32 f32_omod(u32 r, const struct gfx9_vop *v)
 	return r;
 }
 
-/* One lane of a binary32 operation with 1 to 3 operands. */
+/*
+ * One lane of a binary32 operation with 1 to 3 operands; @env rounds the
+ * exact ones, @vcc is the lane's VCC bit (v_div_fmas).
+ */
 static u32 f32_lane(unsigned int op, u32 x, u32 y, u32 z, u32 lit, u32 dst,
-		    bool flush)
+		    const struct sf_env *env, bool vcc)
 {
+	bool flush = env->flush_in;
+
 	x = f32_flush(x, flush);
 	y = f32_flush(y, flush);
 	z = f32_flush(z, flush);
@@ -372,6 +552,9 @@ static u32 f32_lane(unsigned int op, u32 x, u32 y, u32 z, u32 lit, u32 dst,
 		return f32_flush(u32f(f32(f32_flush(u32f(f32(x) * f32(y)),
 						   true)) + f32(lit)), true);
 	case 0x13b:
+		if (env->round != SF_RNE)
+			return sf_fma(sf_widen(x), sf_widen(y), sf_widen(dst),
+				      0, env);
 		return f32_fma(x, y, dst);
 	case 0x145:
 		return u32f((float)(s32)x);
@@ -413,17 +596,38 @@ static u32 f32_lane(unsigned int op, u32 x, u32 y, u32 z, u32 lit, u32 dst,
 		return u32f((float)(1.0 / f64_sqrt(f32(x))));
 	case 0x167:
 		return u32f(f32_sqrt(f32(x)));
+	case 0x160:
+		return f32_exp2(x);
+	case 0x161:
+		return f32_log2(x);
+	case 0x169:
+		return f32_sincos(x, false);
+	case 0x16a:
+		return f32_sincos(x, true);
+	case 0x173:
+		return sf_frexp_exp(x, true, false);
+	case 0x174:
+		return sf_frexp_mant(x, true, false);
+	case 0x1de:
+		return sf_div_fixup(x, y, z, true);
+	case 0x1e2:	/* div_fmas: fma, scaled back where div_scale scaled */
+		return sf_fma(sf_widen(x), sf_widen(y), sf_widen(z),
+			      !vcc ? 0 : (z & F32_ABS) >= 0x3f800000 ? 64 : -64,
+			      env);
 	case 0x1c1:	/* mad_f32: unfused */
 		return f32_flush(u32f(f32(f32_flush(u32f(f32(x) * f32(y)),
 						   true)) + f32(z)), true);
 	case 0x1cb:
+		if (env->round != SF_RNE)
+			return sf_fma(sf_widen(x), sf_widen(y), sf_widen(z), 0,
+				      env);
 		return f32_fma(x, y, z);
 	case 0x1d0:
 		return f32_min(f32_min(x, y), z);
 	case 0x1d3:
 		return f32_max(f32_max(x, y), z);
 	default:	/* 0x288 ldexp_f32 */
-		return f32_ldexp(x, y);
+		return sf_ldexp(x, y, env);
 	}
 }
 
@@ -440,10 +644,16 @@ static bool gfx9_fp32_op(unsigned int op)
 	case 0x14d:
 	case 0x151 ... 0x154:
 	case 0x15b ... 0x15f:
-	case 0x162 ... 0x164:
+	case 0x160 ... 0x164:
 	case 0x167:
+	case 0x169:
+	case 0x16a:
+	case 0x173:
+	case 0x174:
 	case 0x1c1:
 	case 0x1cb:
+	case 0x1de:
+	case 0x1e2:
 	case 0x1d0:
 	case 0x1d3:
 	case 0x288:
@@ -458,13 +668,17 @@ static int fp32(struct gfx9_disp *d, struct gfx9_wave *w,
 		unsigned int op)
 {
 	struct gfx9_src s0, s1, s2 = {};
-	bool flush = !GFX9_MODE_DENORM32(w->mode);
+	struct sf_env env;
 	/* Sources that are integers: no float modifiers on them. */
 	bool int_src = (op >= 0x145 && op <= 0x146) ||
 		       (op >= 0x151 && op <= 0x154);
+	/* Results that are integers: no output modifier. */
+	bool int_dst = (op >= 0x147 && op <= 0x14d) || op == 0x173;
 	u32 *dst = gfx9_vreg(w, v->vdst), x, y, z, r;
-	u64 exec = gfx9_exec(w);
+	u64 exec = gfx9_exec(w), vcc = gfx9_sreg64(w, GFX9_VCC_LO);
 	unsigned int l;
+
+	fp_env(w->mode, true, &env);
 
 	if ((int_src && (v->abs || v->neg)) ||
 	    (op == 0x288 && ((v->abs | v->neg) & 2)))
@@ -479,71 +693,116 @@ static int fp32(struct gfx9_disp *d, struct gfx9_wave *w,
 		x = f32_mods(gfx9_lane32(&s0, l), v, 0);
 		y = f32_mods(gfx9_lane32(&s1, l), v, 1);
 		z = f32_mods(gfx9_lane32(&s2, l), v, 2);
-		r = f32_lane(op, x, y, z, in->lit, dst[l], flush);
-		/* Integer results take no output modifier. */
-		if (!(op >= 0x147 && op <= 0x14d))
-			r = f32_flush(f32_omod(r, v), flush);
+		r = f32_lane(op, x, y, z, in->lit, dst[l], &env,
+			     vcc & BIT_ULL(l));
+		if (!int_dst)
+			r = f32_flush(f32_omod(r, v), env.flush_out);
 		dst[l] = r;
 	}
 	return 0;
 }
 
-/* binary64: add, mul, min, max and the conversions. */
+/* One lane of a binary64 operation; conversions take or give 32 bits. */
+static u64 f64_lane(unsigned int op, u64 x, u64 y, u64 z,
+		    const struct sf_env *env, bool vcc)
+{
+	switch (op) {
+	case 0x143:
+		return f64_to_i32(x);
+	case 0x144:
+		return u64f((double)(s32)x);
+	case 0x14f:
+		return u32f((float)f64(x));
+	case 0x150:
+		return u64f((double)f32(x));
+	case 0x155:
+		return f64_to_u32(x);
+	case 0x156:
+		return u64f((double)(u32)x);
+	case 0x157:
+		return f64_trunc(x);
+	case 0x158:
+		return f64_ceil(x);
+	case 0x159:
+		return f64_rndne(x);
+	case 0x15a:
+		return f64_floor(x);
+	case 0x165:
+		return u64f(1.0 / f64(x));
+	case 0x166:
+		return u64f(1.0 / f64_sqrt(f64(x)));
+	case 0x168:
+		return u64f(f64_sqrt(f64(x)));
+	case 0x170:
+		return (u32)sf_frexp_exp(x, false, false);
+	case 0x171:
+		return sf_frexp_mant(x, false, false);
+	case 0x172:	/* fract: x - floor(x), below 1.0 */
+		if (f64_isnan(x) || (x & F64_ABS) == F64_EXP)
+			return f64_isnan(x) ? x : 0x7ff8000000000000ULL;
+		return f64_minmax(u64f(f64(x) - f64(f64_floor(x))),
+				  F64_ONE_MINUS, false);
+	case 0x1cc:
+		return sf_fma(x, y, z, 0, env);
+	case 0x1df:
+		return sf_div_fixup(x, y, z, false);
+	case 0x1e3:	/* div_fmas: fma, scaled back where div_scale scaled */
+		return sf_fma(x, y, z, !vcc ? 0 :
+			      (z & F64_ABS) >= 0x3ff0000000000000ULL ? 128 :
+			      -128, env);
+	case 0x280:
+		return u64f(f64(x) + f64(y));
+	case 0x281:
+		return u64f(f64(x) * f64(y));
+	case 0x282:
+		return f64_minmax(x, y, false);
+	case 0x283:
+		return f64_minmax(x, y, true);
+	default:	/* 0x284 ldexp_f64 */
+		return sf_ldexp(x, (s32)y, env);
+	}
+}
+
+/* binary64 arithmetic and the conversions to and from it. */
 static int fp64(struct gfx9_disp *d, struct gfx9_wave *w,
 		const struct gfx9_insn *in, const struct gfx9_vop *v,
 		unsigned int op)
 {
-	bool src64 = op >= 0x280 || op == 0x143 || op == 0x14f || op == 0x155;
-	bool dst64 = op >= 0x280 || op == 0x144 || op == 0x150 || op == 0x156;
+	bool src64 = op != 0x144 && op != 0x150 && op != 0x156;
+	bool dst64 = op != 0x143 && op != 0x14f && op != 0x155 && op != 0x170;
+	/* the second operand: none, 32 bits (ldexp) or binary64 */
+	bool two = op >= 0x1cc, y64 = two && op != 0x284;
+	bool three = op >= 0x1cc && op <= 0x1e3;
 	u32 *lo = gfx9_vreg(w, v->vdst), *hi = gfx9_vreg(w, v->vdst + 1);
-	struct gfx9_src s0, s1;
-	u64 exec = gfx9_exec(w), x, y, r;
+	struct gfx9_src s0, s1, s2;
+	struct sf_env env;
+	u64 exec = gfx9_exec(w), vcc = gfx9_sreg64(w, GFX9_VCC_LO), x, y, z;
+	u64 r;
 	unsigned int l;
 
 	if (v->omod || v->clamp)
 		return -EINVAL;
-	if (!src64 && (v->abs || v->neg))
+	if ((!src64 && (v->abs || v->neg)) ||
+	    (!y64 && ((v->abs | v->neg) & 6)) ||
+	    (!three && ((v->abs | v->neg) & 4)))
 		return -EINVAL;
+	fp_env(w->mode, false, &env);
 	gfx9_vsrc(d, w, in, v->src[0], src64 ? GFX9_F64 : GFX9_B32, &s0);
-	gfx9_vsrc(d, w, in, v->src[1], GFX9_F64, &s1);
+	gfx9_vsrc(d, w, in, v->src[1], y64 ? GFX9_F64 : GFX9_B32, &s1);
+	gfx9_vsrc(d, w, in, v->src[2], GFX9_F64, &s2);
 	for (l = 0; l < GFX9_LANES; l++) {
 		if (!(exec & BIT_ULL(l)))
 			continue;
-		x = src64 ? f64_mods(gfx9_lane64(&s0, l), v, 0) :
-			    gfx9_lane32(&s0, l);
-		y = op >= 0x280 ? f64_mods(gfx9_lane64(&s1, l), v, 1) : 0;
-		switch (op) {
-		case 0x143:
-			r = f64_to_i32(x);
-			break;
-		case 0x144:
-			r = u64f((double)(s32)x);
-			break;
-		case 0x14f:
-			r = u32f((float)f64(x));
-			break;
-		case 0x150:
-			r = u64f((double)f32(x));
-			break;
-		case 0x155:
-			r = f64_to_u32(x);
-			break;
-		case 0x156:
-			r = u64f((double)(u32)x);
-			break;
-		case 0x280:
-			r = u64f(f64(x) + f64(y));
-			break;
-		case 0x281:
-			r = u64f(f64(x) * f64(y));
-			break;
-		case 0x282:
-			r = f64_minmax(x, y, false);
-			break;
-		default:
-			r = f64_minmax(x, y, true);
-			break;	/* 0x283 */
-		}
+		x = src64 ? f64_flush(f64_mods(gfx9_lane64(&s0, l), v, 0),
+				      env.flush_in) : gfx9_lane32(&s0, l);
+		y = !two ? 0 : !y64 ? gfx9_lane32(&s1, l) :
+		    f64_flush(f64_mods(gfx9_lane64(&s1, l), v, 1),
+			      env.flush_in);
+		z = !three ? 0 : f64_flush(f64_mods(gfx9_lane64(&s2, l), v, 2),
+					   env.flush_in);
+		r = f64_lane(op, x, y, z, &env, vcc & BIT_ULL(l));
+		if (dst64 && op != 0x144 && op != 0x156)
+			r = f64_flush(r, env.flush_out);
 		lo[l] = r;
 		if (dst64)
 			hi[l] = r >> 32;
@@ -551,24 +810,71 @@ static int fp64(struct gfx9_disp *d, struct gfx9_wave *w,
 	return 0;
 }
 
-/* v_cmp(x)_*_f32: 0x40-0x5f. */
+/*
+ * v_div_scale_f32/f64 (VOP3b): each lane's VCC bit goes to the SGPR pair
+ * @v->sdst (0 for inactive lanes).
+ */
+static int fp_div_scale(struct gfx9_disp *d, struct gfx9_wave *w,
+			const struct gfx9_insn *in, const struct gfx9_vop *v,
+			unsigned int op)
+{
+	bool wide = op == 0x1e1, c;
+	enum gfx9_kind kind = wide ? GFX9_F64 : GFX9_B32;
+	u32 *lo = gfx9_vreg(w, v->vdst), *hi = gfx9_vreg(w, v->vdst + 1);
+	struct gfx9_src s[3];
+	u64 exec = gfx9_exec(w), mask = 0, x[3], r;
+	unsigned int l, i;
+
+	if (v->omod)
+		return -EINVAL;
+	for (i = 0; i < 3; i++)
+		gfx9_vsrc(d, w, in, v->src[i], kind, &s[i]);
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		for (i = 0; i < 3; i++)
+			x[i] = wide ? f64_mods(gfx9_lane64(&s[i], l), v, i) :
+				      f32_mods(gfx9_lane32(&s[i], l), v, i);
+		r = sf_div_scale(x[0], x[1], x[2], !wide, &c);
+		if (c)
+			mask |= BIT_ULL(l);
+		lo[l] = r;
+		if (wide)
+			hi[l] = r >> 32;
+	}
+	gfx9_sdst64(w, v->sdst, mask);
+	return 0;
+}
+
+/* v_cmp(x)_*_f32: 0x40-0x5f; v_cmp(x)_*_f64: 0x60-0x7f. */
 static int fpcmp(struct gfx9_disp *d, struct gfx9_wave *w,
 		 const struct gfx9_insn *in, const struct gfx9_vop *v,
 		 unsigned int op)
 {
+	bool wide = op >= 0x60;
+	enum gfx9_kind kind = wide ? GFX9_F64 : GFX9_B32;
 	struct gfx9_src s0, s1;
 	u64 exec = gfx9_exec(w), res = 0;
+	double x, y;
 	unsigned int l;
 
 	if (v->omod || v->clamp)
 		return -EINVAL;
-	gfx9_vsrc(d, w, in, v->src[0], GFX9_B32, &s0);
-	gfx9_vsrc(d, w, in, v->src[1], GFX9_B32, &s1);
-	for (l = 0; l < GFX9_LANES; l++)
-		if ((exec & BIT_ULL(l)) &&
-		    f32_cmp(op & 0xf, f32_mods(gfx9_lane32(&s0, l), v, 0),
-			    f32_mods(gfx9_lane32(&s1, l), v, 1)))
+	gfx9_vsrc(d, w, in, v->src[0], kind, &s0);
+	gfx9_vsrc(d, w, in, v->src[1], kind, &s1);
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		if (wide) {
+			x = f64(f64_mods(gfx9_lane64(&s0, l), v, 0));
+			y = f64(f64_mods(gfx9_lane64(&s1, l), v, 1));
+		} else {
+			x = f32(f32_mods(gfx9_lane32(&s0, l), v, 0));
+			y = f32(f32_mods(gfx9_lane32(&s1, l), v, 1));
+		}
+		if (fp_cmp(op & 0xf, x, y))
 			res |= BIT_ULL(l);
+	}
 	gfx9_sdst64(w, v->sdst, res);
 	if (op & 0x10)
 		gfx9_set_sreg64(w, GFX9_EXEC_LO, res);
@@ -591,9 +897,22 @@ int gfx9_vop_fp(struct gfx9_disp *d, struct gfx9_wave *w,
 		const struct gfx9_insn *in, const struct gfx9_vop *v,
 		unsigned int op)
 {
-	if (op >= 0x40 && op <= 0x5f)
+	unsigned int round;
+	int ret;
+
+	if (op >= 0x40 && op <= 0x7f)
 		return fpcmp(d, w, in, v, op);
+	if (op == 0x1e0 || op == 0x1e1)
+		return fp_div_scale(d, w, in, v, op);
+	round = gfx9_fp32_op(op) ? GFX9_MODE_ROUND32(w->mode) :
+				   GFX9_MODE_ROUND64(w->mode);
+	if (round != SF_RNE)
+		fp_mxcsr_round(round);
 	if (gfx9_fp32_op(op))
-		return fp32(d, w, in, v, op);
-	return fp64(d, w, in, v, op);
+		ret = fp32(d, w, in, v, op);
+	else
+		ret = fp64(d, w, in, v, op);
+	if (round != SF_RNE)
+		fp_mxcsr_round(SF_RNE);
+	return ret;
 }
