@@ -118,16 +118,27 @@
 #                fail, the plugin must warn it left the name out, and the
 #                restore finishes with the right RESULT. This project's
 #                plugin only (skipped for AMD's)
-#   rocr         opt-in (KFDSIM_E2E_ROCR=1, or "rocr" in KFDSIM_E2E_ONLY):
-#                rocr_app (Debian's ROCr 5.2.3, rounds of SDMA copies and
+#   rocr         rocr_app (Debian's ROCr 5.2.3, rounds of SDMA copies and
 #                loop dispatches on both GPUs) as the first ROCm process,
 #                dumped mid-run with --link-remap (glibc's sem_open maps
 #                libhsakmt's semaphore under a name it then unlinks),
 #                killed, restored, finishing with the CPU reference
-#   rocr-other-node  opt-in likewise: a rocr_app that found the semaphore,
-#                dumped mid-run, restored after a reload with seed=1 and
-#                with /dev/shm/hsakmt_shared_mem and sem.hsakmt_semaphore
+#   rocr-other-node  a rocr_app that found the semaphore, dumped mid-run,
+#                restored after a reload with seed=1 and with
+#                /dev/shm/hsakmt_shared_mem and sem.hsakmt_semaphore
 #                removed; the plugin must recreate them
+#   hip          hip_e2e_app (hipcc-built gfx906 code on Debian's HIP
+#                runtime): one kernel per GPU, integer loops with global
+#                atomics, whose last workgroup parks half way (its waves
+#                spin on a flag in host memory) until the app is
+#                released; dumped once every GPU's progress counter shows
+#                exactly the parked work, so waves are in flight at the
+#                dump; killed, restored, released, finishing with every
+#                value equal to the host CPU's. kfdsim only: the driver's
+#                debugfs cwsr counters show the dump saved at least the 8
+#                parked waves to the queues' context save areas and the
+#                restored process resumed at least 8 from them
+#   hip-other-node  the same, restored after a reload with seed=1
 # and finally: the driver's debugfs counters are all 0 (nothing leaked).
 # Every test waits for its processes to end, so each needs the pid its
 # images hold to be free. Every app runs with --go: once its loop kernels
@@ -159,7 +170,9 @@
 # AMD's topology code prints on criu's stdout), cycles accepts the
 # render-node fds AMD's plugin leaves open in the restored process, and
 # plain_app accepts the error AMD's plugin before CRIU 3.18 logs when
-# RESUME answers -ESRCH for a task without /dev/kfd.
+# RESUME answers -ESRCH for a task without /dev/kfd, and rocr-other-node
+# keeps libhsakmt's /dev/shm files on the node (AMD's plugin does not
+# recreate them).
 #
 # Output: TAP lines, then "# Totals: pass:N fail:N xfail:0 xpass:0 skip:N
 # error:0" (the format of the kselftest harness, which selftests/run.sh adds
@@ -178,9 +191,10 @@
 #   KFDSIM_E2E_RUN_LIMIT   seconds an app may take to finish (default 300,
 #                          times KFDSIM_TIMEOUT_SCALE)
 #   KFDSIM_E2E_PLUGIN      kfd (default) or amdgpu, see "Other plugins"
-#   KFDSIM_E2E_ROCR        1 to run the opt-in ROCr tests too
 #   KFDSIM_E2E_ROCR_ROUNDS, KFDSIM_E2E_ROCR_STEPS  rocr_app's -k and -s
 #                          (default 4 and 300)
+#   KFDSIM_E2E_HIP_STEPS, KFDSIM_E2E_HIP_BLOCKS  hip_e2e_app's -s and -b
+#                          (default 512 and 2)
 #   KFDSIM_KO, KFDSIM_PLUGIN_DIR, KFDSIM_CRIU: see selftests/e2e/lib.sh
 
 set -u
@@ -1399,14 +1413,10 @@ t_shm_planted() {
 	[ "$kind" = done-symlink ]
 }
 
-# ---- ROCr (opt-in: KFDSIM_E2E_ROCR=1, or "rocr" in KFDSIM_E2E_ONLY) ----
+# ---- ROCr (rocr_app, built where ROCr's headers are installed) ----
 
 rocr_app=$E2E_BIN/rocr_app
 rocr_args=(-k "${KFDSIM_E2E_ROCR_ROUNDS:-4}" -s "${KFDSIM_E2E_ROCR_STEPS:-300}" -n 1M)
-
-rocr_wanted() {
-	[[ " $only " == *" rocr "* ]] || [ "${KFDSIM_E2E_ROCR:-0}" = 1 ]
-}
 
 # start_rocr NAME: start rocr_app with start_exe.
 start_rocr() {
@@ -1477,6 +1487,15 @@ t_rocr_other_node() {
 	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
 	after=$(e2e_gpus)
 	note "GPUs at the dump: $before; now: $after"
+	# AMD's plugin leaves libhsakmt's /dev/shm files to the node (criu
+	# restores their mappings only where they exist): keep them for it.
+	if [ "$E2E_PLUGIN" = amdgpu ]; then
+		note "$E2E_PLUGIN_SO does not recreate libhsakmt's /dev/shm files: kept"
+		restore_from rocr2 "$dir" || {
+			e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+		finish rocr2 "$rocr_pid" "$work/rocr2.exp"
+		return
+	fi
 	rm -f "$hsakmt_shm" "$hsakmt_sem"
 	restore_from rocr2 "$dir" || {
 		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
@@ -1490,7 +1509,108 @@ t_rocr_other_node() {
 	finish rocr2 "$rocr_pid" "$work/rocr2.exp"
 }
 
+# ---- HIP (hip_e2e_app, built where Debian's hipcc is installed) ----
+
+hip_app=$E2E_BIN/hip_e2e_app
+hip_args=(-s "${KFDSIM_E2E_HIP_STEPS:-512}" -b "${KFDSIM_E2E_HIP_BLOCKS:-2}")
+
+# The CWSR counters of the driver (debugfs cwsr; kfdsim only): "saved
+# restored", the waves written to and read back from context save areas
+# since the module loaded.
+cwsr_waves() {
+	awk '$1 == "saved_waves" { s = $2 } $1 == "restored_waves" { r = $2 }
+	     END { print s + 0, r + 0 }' "$dbg/cwsr" 2>/dev/null
+}
+
+# hip_dump NAME DIR: start hip_e2e_app, which reports ready once the last
+# workgroup of each GPU's kernel is parked half way through its loop (its
+# log says so, with the progress counter), dump it, check it is gone and
+# that the dump saved live waves to the save areas (at least one
+# workgroup's 4 waves per GPU); sets hip_pid.
+hip_pid=
+hip_dump() {
+	local name=$1 dir=$2 pid s0 s1 parked
+	if [ ! -x "$hip_app" ]; then
+		note "no $hip_app (hipcc missing at build)"
+		return 1
+	fi
+	"$hip_app" --expected "${hip_args[@]}" >"$work/$name.exp"
+	pid=$(start_exe "$name" "$hip_app" "${hip_args[@]}") || return 1
+	parked=$(grep -m1 'parked: ' "$work/$name.log")
+	note "${parked#*: +}"
+	[ -r "$dbg/cwsr" ] || { note "no $dbg/cwsr"; e2e_kill "$pid"; return 1; }
+	s0=$(cwsr_waves)
+	dump_mid "$name" "$pid" "$dir" --link-remap || { e2e_kill "$pid"; return 1; }
+	s1=$(cwsr_waves)
+	note "CWSR waves saved during the dump: $((${s1% *} - ${s0% *}))"
+	if [ $((${s1% *} - ${s0% *})) -lt 8 ]; then
+		note "the dump did not save the parked waves to the context save areas"
+		e2e_kill "$pid"
+		return 1
+	fi
+	if ! e2e_wait_exit "$pid" 10; then
+		note "pid $pid still there after the dump"
+		e2e_kill "$pid"
+		return 1
+	fi
+	hip_pid=$pid
+}
+
+# hip_finish NAME: release the restored app; the waves it resumes must
+# have come back from the save areas (debugfs cwsr, restored since BEFORE)
+# and the run must end with the CPU's result.
+hip_finish() {
+	local name=$1 before=$2 r
+	finish "$name" "$hip_pid" "$work/$name.exp" || return 1
+	r=$(cwsr_waves)
+	note "CWSR waves resumed from the save areas since the restore: $((${r#* } - before))"
+	if [ $((${r#* } - before)) -lt 8 ]; then
+		note "the restored kernels did not resume from the save areas"
+		return 1
+	fi
+	grep -q 'progress still' "$work/$name.log" || {
+		note "the app did not confirm its parked progress"; return 1; }
+}
+
+# A HIP program checkpointed mid-kernel: its kernels on both GPUs parked
+# half way (live waves, registers only on the GPU), dumped, killed,
+# restored on the same node, resumed and finished exactly.
+t_hip() {
+	local dir=$work/img-hip before
+	need_plugin || return 2
+	hip_dump hip "$dir" || return 1
+	before=$(cwsr_waves)
+	restore_from hip "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	hip_finish hip "${before#* }"
+}
+
+# The same, restored after a reload with seed=1 (other gpu_ids and render
+# minors): the waves resume from the save areas on the other devices.
+t_hip_other_node() {
+	local dir=$work/img-hip-node1 before after
+	need_plugin || return 2
+	hip_dump hip2 "$dir" || return 1
+	before=$(e2e_gpus)
+	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
+	after=$(e2e_gpus)
+	note "GPUs at the dump: $before; now: $after"
+	restore_from hip2 "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	hip_finish hip2 0
+}
+
 # ---- main ----
+
+# After an other-node test: seed=0 again for the tests that follow.
+back_to_seed0() {
+	[ "$(e2e_param seed)" != 0 ] || return 0
+	if e2e_load 0 2; then
+		tap ok "reload kfdsim seed=0 num_gpus=2"
+	else
+		tap fail "reload kfdsim seed=0 num_gpus=2"
+	fi
+}
 
 run_test() {
 	local name=$1 fn=$2 t rc
@@ -1565,18 +1685,12 @@ else
 	run_test kill-restore t_kill_restore
 	run_test stream t_stream
 	run_test shm-planted t_shm_planted
-	if rocr_wanted; then
-		only="$only rocr rocr-other-node"
-		run_test rocr t_rocr
-		run_test rocr-other-node t_rocr_other_node
-		if [ "$(e2e_param seed)" != 0 ]; then
-			if e2e_load 0 2; then
-				tap ok "reload kfdsim seed=0 num_gpus=2"
-			else
-				tap fail "reload kfdsim seed=0 num_gpus=2"
-			fi
-		fi
-	fi
+	run_test rocr t_rocr
+	run_test rocr-other-node t_rocr_other_node
+	back_to_seed0
+	run_test hip t_hip
+	run_test hip-other-node t_hip_other_node
+	back_to_seed0
 
 	# Every process is gone: the driver must hold nothing any more.
 	counters=/sys/kernel/debug/kfdsim/counters

@@ -171,6 +171,12 @@ extern struct kfdsim_counters kfdsim_counters;
  */
 extern atomic64_t kfdsim_cs_sdma_packets;
 extern atomic64_t kfdsim_cs_sdma_copy_bytes;
+/*
+ * Waves the gfx9 engine wrote to a context save area (CWSR) and loaded
+ * back from one since the module loaded (debugfs cwsr): never decrease.
+ */
+extern atomic64_t kfdsim_cwsr_saved_waves;
+extern atomic64_t kfdsim_cwsr_restored_waves;
 int kfdsim_debugfs_init(void);
 void kfdsim_debugfs_fini(void);
 

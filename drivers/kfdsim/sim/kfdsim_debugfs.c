@@ -20,6 +20,8 @@
 struct kfdsim_counters kfdsim_counters;
 atomic64_t kfdsim_cs_sdma_packets;
 atomic64_t kfdsim_cs_sdma_copy_bytes;
+atomic64_t kfdsim_cwsr_saved_waves;
+atomic64_t kfdsim_cwsr_restored_waves;
 
 static struct dentry *kfdsim_debugfs_root;
 
@@ -55,6 +57,16 @@ static int kfdsim_cs_sdma_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kfdsim_cs_sdma);
+
+static int kfdsim_cwsr_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "saved_waves %lld\n",
+		   (long long)atomic64_read(&kfdsim_cwsr_saved_waves));
+	seq_printf(m, "restored_waves %lld\n",
+		   (long long)atomic64_read(&kfdsim_cwsr_restored_waves));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kfdsim_cwsr);
 
 static int kfdsim_cp_fail_get(void *data, u64 *val)
 {
@@ -108,6 +120,8 @@ int kfdsim_debugfs_init(void)
 			    &kfdsim_queues_fops);
 	debugfs_create_file("cs_sdma", 0444, kfdsim_debugfs_root, NULL,
 			    &kfdsim_cs_sdma_fops);
+	debugfs_create_file("cwsr", 0444, kfdsim_debugfs_root, NULL,
+			    &kfdsim_cwsr_fops);
 	kgd2kfd_debugfs_init(kfdsim_debugfs_root);
 	debugfs_create_file_unsafe("cp_fail_nth", 0600, kfdsim_debugfs_root,
 				   NULL, &kfdsim_cp_fail_fops);

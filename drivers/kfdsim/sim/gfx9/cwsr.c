@@ -29,6 +29,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -203,6 +204,7 @@ int kfdsim_gfx9_preempt(struct kfdsim_gfx9_dispatch **state,
 	cwsr->cntl_stack_offset = top;
 	cwsr->wg_state_offset = cwsr->cntl_stack_size + need;
 	kfdsim_gfx9_free(state);
+	atomic64_add(live, &kfdsim_cwsr_saved_waves);
 	return 0;
 }
 
@@ -359,5 +361,6 @@ int gfx9_cwsr_restore(struct gfx9_disp *d, struct kfdsim_cwsr *cwsr)
 	d->wg_started = true;
 	cwsr->cntl_stack_offset = size;
 	cwsr->wg_state_offset = size;
+	atomic64_add(n, &kfdsim_cwsr_restored_waves);
 	return 0;
 }
