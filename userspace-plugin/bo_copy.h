@@ -66,7 +66,9 @@ enum kp_copy_mode {
  *   fill   load: zero chunks written, parent chunks read from the chain
  *   sdma   SDMA copies submitted and waited for
  *   scan   chunks classified on the GPU (gpu_scan.h)
- *   copy   cpu path: memcpy between the mapping and the staging buffer
+ *   copy   cpu path: the pass between the mapping and the staging buffer;
+ *          for chunked images it also tests (save) and sums (save and
+ *          load) the chunks it copies, so their sum time is here
  */
 enum kp_prof_phase {
 	KP_PROF_MAP,
@@ -133,6 +135,14 @@ struct kp_copy_job {
 	struct kp_copy_prof prof;
 	uint8_t *stage;		/* cpu path: staging buffer, or NULL */
 	size_t stage_len;
+	/*
+	 * cpu path, chunked: save, the staging buffer's chunks were
+	 * classified while copied into it; load, where in the mapping the
+	 * buffer's first chunk goes (each chunk is copied there by the pass
+	 * that checks its sum), or NULL.
+	 */
+	bool classified;
+	uint8_t *load_to;
 	int ret;
 	pthread_t thread;
 };

@@ -67,4 +67,16 @@ const char *kp_sum_kind_name(unsigned int kind);
 bool kp_chunk_scan(enum kp_sum_kind kind, const void *data, size_t len,
 		   uint64_t *sum);
 
+/*
+ * kp_chunk_scan() of @src while copying it to @dst (the areas must not
+ * overlap): for xxh64 one pass that reads each source byte once and never
+ * reads the copy back; for fold64 (old chains) a memcpy, then the scan
+ * of the copy. On a zero chunk *@sum is left undefined.
+ */
+bool kp_chunk_copy_scan(enum kp_sum_kind kind, void *dst, const void *src,
+			size_t len, uint64_t *sum);
+/* kp_chunk_sum() of @src while copying it to @dst, as above. */
+uint64_t kp_chunk_copy_sum(enum kp_sum_kind kind, void *dst,
+			   const void *src, size_t len);
+
 #endif /* KFD_PLUGIN_CHECKSUM_H */
