@@ -393,7 +393,8 @@ static void kp_touch_pages(void *p, size_t len, bool w)
 
 /*
  * Copy @n bytes of @bo at @off (window bytes @p) into the staging buffer,
- * classifying each chunk in the same pass (kp_chunk_copy_scan()).
+ * a chunk at a time, classifying each chunk while it is in the cache
+ * (kp_chunk_copy_scan()).
  */
 static void kp_cpu_copy_classify(struct kp_copy_job *j, struct kp_copy_bo *bo,
 				 uint64_t off, const uint8_t *p, size_t n)
@@ -414,10 +415,10 @@ static void kp_cpu_copy_classify(struct kp_copy_job *j, struct kp_copy_bo *bo,
 /*
  * The bytes of a mapped window @p, a staging piece at a time: the BO's
  * memory is read (save) or written (load) once, and the system call works
- * on the staging copy. Chunked images: the pass that copies a chunk also
- * tests it for zeros and sums it (save) or checks its sum (load), so no
- * byte is read twice. Measured in the guest: write() and read() into a
- * dma-buf mapping run at half the speed they run with ordinary memory.
+ * on the staging copy. Chunked images: a chunk is copied, front to back,
+ * and tested for zeros and summed (save) or checked (load) while it is in
+ * the cache. Measured in the guest: write() and read() into a dma-buf
+ * mapping run at half the speed they run with ordinary memory.
  */
 static int kp_cpu_staged(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
 			 uint64_t off, uint8_t *p, size_t len,

@@ -66,9 +66,10 @@ enum kp_copy_mode {
  *   fill   load: zero chunks written, parent chunks read from the chain
  *   sdma   SDMA copies submitted and waited for
  *   scan   chunks classified on the GPU (gpu_scan.h)
- *   copy   cpu path: the pass between the mapping and the staging buffer;
- *          for chunked images it also tests (save) and sums (save and
- *          load) the chunks it copies, so their sum time is here
+ *   copy   cpu path: the copy between the mapping and the staging buffer;
+ *          for chunked images also the zero test (save) and the sum
+ *          (save and load) of each chunk it copies, so that sum time
+ *          is here
  */
 enum kp_prof_phase {
 	KP_PROF_MAP,

@@ -3,6 +3,9 @@
  * The BO contents checksum; see checksum.h.
  */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "checksum.h"
 
@@ -190,27 +193,6 @@ static inline uint32_t kp_load_le32(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
-/*
- * The end of XXH64 over @len bytes: @h from the lanes (or KP_X5 below 32
- * bytes), the bytes from @p to @end that no whole stripe took.
- */
-static uint64_t kp_xxh64_tail(uint64_t h, const uint8_t *p,
-			      const uint8_t *end, size_t len)
-{
-	h += (uint64_t)len;
-	for (; end - p >= 8; p += 8)
-		h = kp_rotl64(h ^ kp_xround(0, kp_load_le64(p)), 27) * KP_X1 +
-		    KP_X4;
-	if (end - p >= 4) {
-		h = kp_rotl64(h ^ (uint64_t)kp_load_le32(p) * KP_X1, 23) *
-		    KP_X2 + KP_X3;
-		p += 4;
-	}
-	for (; p < end; p++)
-		h = kp_rotl64(h ^ *p * KP_X5, 11) * KP_X1;
-	return kp_xavalanche(h);
-}
-
 uint64_t kp_xxh64(const void *data, size_t len)
 {
 	const uint8_t *p = data, *end = p + len;
@@ -230,59 +212,18 @@ uint64_t kp_xxh64(const void *data, size_t len)
 	} else {
 		h = KP_X5;
 	}
-	return kp_xxh64_tail(h, p, end, len);
-}
-
-/*
- * XXH64 and the zero test while copying: each 32-byte stripe is loaded
- * once, as four words that are stored to @dst, or-ed together and fed
- * to the four lanes. The stripes stay in registers, so the source is
- * read once and the copy is never read back.
- */
-static bool kp_xxh64_copy(void *dst, const void *src, size_t len,
-			  uint64_t *sum)
-{
-	const uint8_t *p = src, *end = p + len;
-	uint8_t *q = dst;
-	uint64_t h, a, b, c, d, w0, w1, w2, w3, any = 0;
-	size_t rest;
-
-	if (len >= 32) {
-		kp_xinit(&a, &b, &c, &d);
-		do {
-			memcpy(&w0, p, 8);
-			memcpy(&w1, p + 8, 8);
-			memcpy(&w2, p + 16, 8);
-			memcpy(&w3, p + 24, 8);
-			memcpy(q, &w0, 8);
-			memcpy(q + 8, &w1, 8);
-			memcpy(q + 16, &w2, 8);
-			memcpy(q + 24, &w3, 8);
-			any |= w0 | w1 | w2 | w3;
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-			w0 = __builtin_bswap64(w0);
-			w1 = __builtin_bswap64(w1);
-			w2 = __builtin_bswap64(w2);
-			w3 = __builtin_bswap64(w3);
-#endif
-			a = kp_xround(a, w0);
-			b = kp_xround(b, w1);
-			c = kp_xround(c, w2);
-			d = kp_xround(d, w3);
-			p += 32;
-			q += 32;
-		} while (end - p >= 32);
-		h = kp_xlanes(a, b, c, d);
-	} else {
-		h = KP_X5;
+	h += (uint64_t)len;
+	for (; end - p >= 8; p += 8)
+		h = kp_rotl64(h ^ kp_xround(0, kp_load_le64(p)), 27) * KP_X1 +
+		    KP_X4;
+	if (end - p >= 4) {
+		h = kp_rotl64(h ^ (uint64_t)kp_load_le32(p) * KP_X1, 23) *
+		    KP_X2 + KP_X3;
+		p += 4;
 	}
-	/* Under 32 bytes left: copy them, then finish on the copy. */
-	rest = (size_t)(end - p);
-	memcpy(q, p, rest);
-	for (; rest; rest--)
-		any |= q[rest - 1];
-	*sum = kp_xxh64_tail(h, q, q + (end - p), len);
-	return !any;
+	for (; p < end; p++)
+		h = kp_rotl64(h ^ *p * KP_X5, 11) * KP_X1;
+	return kp_xavalanche(h);
 }
 
 uint64_t kp_chunk_sum(enum kp_sum_kind kind, const void *data, size_t len)
@@ -341,24 +282,60 @@ bool kp_chunk_scan(enum kp_sum_kind kind, const void *data, size_t len,
 	return false;
 }
 
+/*
+ * Copy @len bytes from @src to @dst, front to back, and tell whether they
+ * were all zero. Front to back matters for a fresh dma-buf mapping: its
+ * fault handler maps the faulting page and the 15 after it, so a copy
+ * that walks it backwards (as glibc's memcpy does for some address pairs)
+ * faults on every page. Own loop, also because glibc's memcpy of 8-512 KiB
+ * uses rep movsb, which QEMU's TCG runs a byte at a time.
+ */
+static bool kp_copy_zero_test(void *dst, const void *src, size_t len)
+{
+	const uint8_t *p = src;
+	uint8_t *q = dst;
+	uint64_t any = 0;
+#ifdef __SSE2__
+	__m128i a, b, acc = _mm_setzero_si128();
+
+	for (; len >= 32; len -= 32, p += 32, q += 32) {
+		a = _mm_loadu_si128((const __m128i *)p);
+		b = _mm_loadu_si128((const __m128i *)(p + 16));
+		_mm_storeu_si128((__m128i *)q, a);
+		_mm_storeu_si128((__m128i *)(q + 16), b);
+		acc = _mm_or_si128(acc, _mm_or_si128(a, b));
+	}
+	any = _mm_movemask_epi8(_mm_cmpeq_epi8(acc, _mm_setzero_si128())) !=
+	      0xffff;
+#else
+	uint64_t w[4];
+
+	for (; len >= sizeof(w); len -= sizeof(w), p += sizeof(w),
+	     q += sizeof(w)) {
+		memcpy(w, p, sizeof(w));
+		memcpy(q, w, sizeof(w));
+		any |= w[0] | w[1] | w[2] | w[3];
+	}
+#endif
+	for (; len; len--, p++, q++) {
+		*q = *p;
+		any |= *p;
+	}
+	return !any;
+}
+
 bool kp_chunk_copy_scan(enum kp_sum_kind kind, void *dst, const void *src,
 			size_t len, uint64_t *sum)
 {
-	if (kind == KP_SUM_XXH64)
-		return kp_xxh64_copy(dst, src, len, sum);
-	memcpy(dst, src, len);
-	return kp_chunk_scan(kind, dst, len, sum);
+	if (kp_copy_zero_test(dst, src, len))
+		return true;
+	*sum = kp_chunk_sum(kind, dst, len);
+	return false;
 }
 
 uint64_t kp_chunk_copy_sum(enum kp_sum_kind kind, void *dst,
 			   const void *src, size_t len)
 {
-	uint64_t h;
-
-	if (kind == KP_SUM_XXH64) {
-		kp_xxh64_copy(dst, src, len, &h);
-		return h;
-	}
-	memcpy(dst, src, len);
-	return kp_sum_buf(dst, len);
+	kp_copy_zero_test(dst, src, len);
+	return kp_chunk_sum(kind, src, len);
 }

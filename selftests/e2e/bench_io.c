@@ -11,9 +11,9 @@
  *       in 64 MiB pieces from a buffer of pseudo-random bytes: memcpy,
  *       the zero test (over zeros: a whole read, what a zero chunk costs)
  *       both chunk checksums of the CRIU plugin (its own checksum.c)
- *       per 64 KiB chunk, and the plugin's one pass that copies a chunk
- *       while testing and summing it (copy+xxh64); prints "NAME BYTES NS"
- *       lines.
+ *       per 64 KiB chunk, and the plugin's chunk copy (copy and zero
+ *       test in one pass, then XXH64 of the copy: copy+xxh64); prints
+ *       "NAME BYTES NS" lines.
  *
  * Times are CLOCK_MONOTONIC; each figure is the best of two runs (the
  * host is shared, TCG timings are noisy).
@@ -176,7 +176,7 @@ static void run_pass(enum pass p, uint8_t *dst, const uint8_t *src,
 		if (p == P_ZERO)
 			acc += kp_is_zero(zeros + off, CHUNK);
 		else if (p == P_COPY_SCAN)
-			/* The plugin's one pass: copy, zero test, sum. */
+			/* The plugin's chunk copy: copy+zero test, sum. */
 			acc ^= kp_chunk_copy_scan(KP_SUM_XXH64, dst + off,
 						  src + off, CHUNK, &sink_sum) ?
 			       1 : sink_sum;
