@@ -188,9 +188,6 @@ static int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
 	uint64_t h = 0, t = kp_prof_now();
 	bool zero;
 
-	/* The CPU path classified it while copying it (kp_cpu_staged()). */
-	if (j->classified)
-		return 0;
 	if (!bo->scanned) {
 		zero = kp_chunk_scan(j->sum_kind, p, clen, &h);
 		kp_chunk_classify(j, bo, c, clen, zero, h);
@@ -257,7 +254,7 @@ static int kp_run_read(struct kp_copy_job *j, int img,
  * chunk is already there (kp_run_read()).
  */
 static int kp_chunk_load(struct kp_copy_job *j, const struct kp_copy_bo *bo,
-			 uint64_t c, uint8_t *p, size_t clen, uint8_t *to)
+			 uint64_t c, uint8_t *p, size_t clen)
 {
 	uint8_t kind = bo->kinds[c];
 	uint64_t h, t = kp_prof_now();
@@ -265,25 +262,22 @@ static int kp_chunk_load(struct kp_copy_job *j, const struct kp_copy_bo *bo,
 
 	switch (kind) {
 	case KFD_CHUNK__KFD_CHUNK_ZERO:
-		memset(to ? to : p, 0, clen);
+		memset(p, 0, clen);
 		h = clen == j->chunk ? j->zero_sum :
 				       kp_chunk_sum_zeros(j->sum_kind, clen);
 		kp_prof_add(&j->prof, KP_PROF_FILL, t);
 		break;
 	case KFD_CHUNK__KFD_CHUNK_DATA:
-		/* With @to: checked in the pass that copies it there. */
-		h = to ? kp_chunk_copy_sum(j->sum_kind, to, p, clen) :
-			 kp_chunk_sum(j->sum_kind, p, clen);
-		kp_prof_add(&j->prof, to ? KP_PROF_COPY : KP_PROF_SUM, t);
+		h = kp_chunk_sum(j->sum_kind, p, clen);
+		kp_prof_add(&j->prof, KP_PROF_SUM, t);
 		break;
 	default:
 		ret = kp_chain_read(bo->chain, bo->chain_bo, c, p, clen);
 		if (ret)
 			return ret;
 		t = kp_prof_add(&j->prof, KP_PROF_FILL, t);
-		h = to ? kp_chunk_copy_sum(j->sum_kind, to, p, clen) :
-			 kp_chunk_sum(j->sum_kind, p, clen);
-		kp_prof_add(&j->prof, to ? KP_PROF_COPY : KP_PROF_SUM, t);
+		h = kp_chunk_sum(j->sum_kind, p, clen);
+		kp_prof_add(&j->prof, KP_PROF_SUM, t);
 	}
 	if (h != bo->sums[c]) {
 		kp_err("BO 0x%" PRIx64 " (GPU %u): checksum mismatch in its %s chunk at offset %" PRIu64 " (%s%s): recorded 0x%016" PRIx64 ", the data gives 0x%016" PRIx64,
@@ -347,9 +341,7 @@ int kp_copy_image_io(struct kp_copy_job *j, int img,
 				have = k + n;
 			}
 			if (!ret)
-				ret = kp_chunk_load(j, bo, c, p + k, clen,
-						    j->load_to ?
-						    j->load_to + k : NULL);
+				ret = kp_chunk_load(j, bo, c, p + k, clen);
 		}
 		if (ret)
 			return ret;
@@ -392,31 +384,9 @@ static void kp_touch_pages(void *p, size_t len, bool w)
 }
 
 /*
- * Copy @n bytes of @bo at @off (window bytes @p) into the staging buffer,
- * a chunk at a time, classifying each chunk while it is in the cache
- * (kp_chunk_copy_scan()).
- */
-static void kp_cpu_copy_classify(struct kp_copy_job *j, struct kp_copy_bo *bo,
-				 uint64_t off, const uint8_t *p, size_t n)
-{
-	uint64_t c, h = 0;
-	size_t k, clen;
-	bool zero;
-
-	for (k = 0; k < n; k += clen) {
-		c = (off + k) / j->chunk;
-		clen = KP_MIN(kp_chunk_len(bo->size, j->chunk, c), n - k);
-		zero = kp_chunk_copy_scan(j->sum_kind, j->stage + k, p + k,
-					  clen, &h);
-		kp_chunk_classify(j, bo, c, clen, zero, h);
-	}
-}
-
-/*
  * The bytes of a mapped window @p, a staging piece at a time: the BO's
- * memory is read (save) or written (load) once, and the system call works
- * on the staging copy. Chunked images: a chunk is copied, front to back,
- * and tested for zeros and summed (save) or checked (load) while it is in
+ * memory is read (save) or written (load) once, by a memcpy, and the zero
+ * test, the sum and the system call work on the staging copy, still in
  * the cache. Measured in the guest: write() and read() into a dma-buf
  * mapping run at half the speed they run with ordinary memory.
  */
@@ -432,23 +402,10 @@ static int kp_cpu_staged(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
 		n = KP_MIN(j->stage_len, len - x);
 		if (j->dir == KP_COPY_SAVE) {
 			t = kp_prof_now();
-			if (j->chunk)
-				kp_cpu_copy_classify(j, bo, off + x, p + x, n);
-			else
-				memcpy(j->stage, p + x, n);
+			memcpy(j->stage, p + x, n);
 			kp_prof_add(&j->prof, KP_PROF_COPY, t);
-			j->classified = j->chunk != 0;
 			ret = kp_copy_image_io(j, img, bo, off + x, j->stage, n,
 					       sum);
-			j->classified = false;
-			continue;
-		}
-		if (j->chunk) {
-			/* Each chunk goes to the mapping as it is checked. */
-			j->load_to = p + x;
-			ret = kp_copy_image_io(j, img, bo, off + x, j->stage, n,
-					       sum);
-			j->load_to = NULL;
 			continue;
 		}
 		ret = kp_copy_image_io(j, img, bo, off + x, j->stage, n, sum);
@@ -649,6 +606,9 @@ int kp_copy_walk(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 					kp_job_load(j, ops, ctx);
 }
 
+/* The staging buffer sits KP_STAGE_ALIGN / 2 past such a boundary. */
+#define KP_STAGE_ALIGN	4096
+
 static void *kp_job_main(void *arg)
 {
 	struct kp_copy_job *j = arg;
@@ -680,9 +640,22 @@ static void *kp_job_main(void *arg)
 	/* Staging pieces: whole chunks, about KP_IO_RUN bytes (or none). */
 	j->stage_len = j->chunk ? KP_MAX(KP_IO_RUN / j->chunk, 1) * j->chunk :
 				  KP_IO_RUN;
-	j->stage = j->nbos ? malloc(j->stage_len) : NULL;
+	/*
+	 * Half a page off a page boundary: glibc's memcpy copies a piece this
+	 * large backwards when destination and source are (nearly) equal
+	 * modulo 4 KiB, as a malloc'd buffer and a page-aligned mapping are.
+	 * The dma-buf fault handler maps the faulting page and the 15 after
+	 * it (as TTM's does), so a backward copy out of a fresh mapping takes
+	 * a fault per page: 3-5 times slower dumps in the guest (issue #23).
+	 */
+	j->stage_mem = j->nbos ? aligned_alloc(KP_STAGE_ALIGN,
+					       j->stage_len + KP_STAGE_ALIGN) :
+				 NULL;
+	j->stage = j->stage_mem ?
+		   (uint8_t *)j->stage_mem + KP_STAGE_ALIGN / 2 : NULL;
 	j->ret = kp_copy_walk(j, &kp_cpu_ops, j);
-	free(j->stage);
+	free(j->stage_mem);
+	j->stage_mem = NULL;
 	j->stage = NULL;
 	if (!j->ret && j->nbos)
 		kp_prof_log(j, "cpu", kp_prof_now() - t0);
@@ -718,8 +691,6 @@ int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 							      jobs[i].chunk);
 		}
 		memset(&jobs[i].prof, 0, sizeof(jobs[i].prof));
-		jobs[i].classified = false;
-		jobs[i].load_to = NULL;
 		jobs[i].prof.touch = prof && !strcmp(prof, "1");
 		jobs[i].ret = 0;
 		if (i && !pthread_create(&jobs[i].thread, NULL, kp_job_main,

@@ -66,10 +66,7 @@ enum kp_copy_mode {
  *   fill   load: zero chunks written, parent chunks read from the chain
  *   sdma   SDMA copies submitted and waited for
  *   scan   chunks classified on the GPU (gpu_scan.h)
- *   copy   cpu path: the copy between the mapping and the staging buffer;
- *          for chunked images also the zero test (save) and the sum
- *          (save and load) of each chunk it copies, so that sum time
- *          is here
+ *   copy   cpu path: memcpy between the mapping and the staging buffer
  */
 enum kp_prof_phase {
 	KP_PROF_MAP,
@@ -136,14 +133,7 @@ struct kp_copy_job {
 	struct kp_copy_prof prof;
 	uint8_t *stage;		/* cpu path: staging buffer, or NULL */
 	size_t stage_len;
-	/*
-	 * cpu path, chunked: save, the staging buffer's chunks were
-	 * classified while copied into it; load, where in the mapping the
-	 * buffer's first chunk goes (each chunk is copied there by the pass
-	 * that checks its sum), or NULL.
-	 */
-	bool classified;
-	uint8_t *load_to;
+	void *stage_mem;	/* its allocation (stage is inside it) */
 	int ret;
 	pthread_t thread;
 };

@@ -3,9 +3,6 @@
  * The BO contents checksum; see checksum.h.
  */
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "checksum.h"
 
@@ -280,62 +277,4 @@ bool kp_chunk_scan(enum kp_sum_kind kind, const void *data, size_t len,
 		return true;
 	*sum = kp_chunk_sum(kind, data, len);
 	return false;
-}
-
-/*
- * Copy @len bytes from @src to @dst, front to back, and tell whether they
- * were all zero. Front to back matters for a fresh dma-buf mapping: its
- * fault handler maps the faulting page and the 15 after it, so a copy
- * that walks it backwards (as glibc's memcpy does for some address pairs)
- * faults on every page. Own loop, also because glibc's memcpy of 8-512 KiB
- * uses rep movsb, which QEMU's TCG runs a byte at a time.
- */
-static bool kp_copy_zero_test(void *dst, const void *src, size_t len)
-{
-	const uint8_t *p = src;
-	uint8_t *q = dst;
-	uint64_t any = 0;
-#ifdef __SSE2__
-	__m128i a, b, acc = _mm_setzero_si128();
-
-	for (; len >= 32; len -= 32, p += 32, q += 32) {
-		a = _mm_loadu_si128((const __m128i *)p);
-		b = _mm_loadu_si128((const __m128i *)(p + 16));
-		_mm_storeu_si128((__m128i *)q, a);
-		_mm_storeu_si128((__m128i *)(q + 16), b);
-		acc = _mm_or_si128(acc, _mm_or_si128(a, b));
-	}
-	any = _mm_movemask_epi8(_mm_cmpeq_epi8(acc, _mm_setzero_si128())) !=
-	      0xffff;
-#else
-	uint64_t w[4];
-
-	for (; len >= sizeof(w); len -= sizeof(w), p += sizeof(w),
-	     q += sizeof(w)) {
-		memcpy(w, p, sizeof(w));
-		memcpy(q, w, sizeof(w));
-		any |= w[0] | w[1] | w[2] | w[3];
-	}
-#endif
-	for (; len; len--, p++, q++) {
-		*q = *p;
-		any |= *p;
-	}
-	return !any;
-}
-
-bool kp_chunk_copy_scan(enum kp_sum_kind kind, void *dst, const void *src,
-			size_t len, uint64_t *sum)
-{
-	if (kp_copy_zero_test(dst, src, len))
-		return true;
-	*sum = kp_chunk_sum(kind, dst, len);
-	return false;
-}
-
-uint64_t kp_chunk_copy_sum(enum kp_sum_kind kind, void *dst,
-			   const void *src, size_t len)
-{
-	kp_copy_zero_test(dst, src, len);
-	return kp_chunk_sum(kind, src, len);
 }

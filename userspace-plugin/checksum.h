@@ -67,18 +67,4 @@ const char *kp_sum_kind_name(unsigned int kind);
 bool kp_chunk_scan(enum kp_sum_kind kind, const void *data, size_t len,
 		   uint64_t *sum);
 
-/*
- * kp_chunk_scan() of @src while copying it to @dst (the areas must not
- * overlap; @len should fit in the L2 cache, a chunk): one front-to-back
- * pass copies and tests for zeros, then the sum of a chunk that is not
- * zero reads the copy, still in the cache. A fully fused copy+XXH64 loop
- * (8-byte words) was measured slower under QEMU's TCG than these two
- * passes. On a zero chunk *@sum is left alone.
- */
-bool kp_chunk_copy_scan(enum kp_sum_kind kind, void *dst, const void *src,
-			size_t len, uint64_t *sum);
-/* kp_chunk_sum() of @src (cache-hot after) and a copy of it to @dst. */
-uint64_t kp_chunk_copy_sum(enum kp_sum_kind kind, void *dst,
-			   const void *src, size_t len);
-
 #endif /* KFD_PLUGIN_CHECKSUM_H */

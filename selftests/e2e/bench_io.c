@@ -10,10 +10,8 @@
  *       (k/M/G suffixes) the CPU passes over memory that a dump makes, each over BYTES
  *       in 64 MiB pieces from a buffer of pseudo-random bytes: memcpy,
  *       the zero test (over zeros: a whole read, what a zero chunk costs)
- *       both chunk checksums of the CRIU plugin (its own checksum.c)
- *       per 64 KiB chunk, and the plugin's chunk copy (copy and zero
- *       test in one pass, then XXH64 of the copy: copy+xxh64); prints
- *       "NAME BYTES NS" lines.
+ *       and both chunk checksums of the CRIU plugin (its own checksum.c)
+ *       per 64 KiB chunk; prints "NAME BYTES NS" lines.
  *
  * Times are CLOCK_MONOTONIC; each figure is the best of two runs (the
  * host is shared, TCG timings are noisy).
@@ -151,15 +149,14 @@ static int do_copy(const char *src, const char *dst, const char *bufarg)
 	return 0;
 }
 
-enum pass { P_MEMCPY, P_ZERO, P_FOLD64, P_XXH64, P_COPY_SCAN, P_PASSES };
+enum pass { P_MEMCPY, P_ZERO, P_FOLD64, P_XXH64, P_PASSES };
 
 static const char *const pass_names[P_PASSES] = {
-	"memcpy", "zero-test", "fold64", "xxh64", "copy+xxh64",
+	"memcpy", "zero-test", "fold64", "xxh64",
 };
 
 /* A sink the compiler cannot drop the passes' results into. */
 static volatile uint64_t sink;
-static uint64_t sink_sum;
 
 static void run_pass(enum pass p, uint8_t *dst, const uint8_t *src,
 		     const uint8_t *zeros, size_t len)
@@ -175,11 +172,6 @@ static void run_pass(enum pass p, uint8_t *dst, const uint8_t *src,
 	for (off = 0; off < len; off += CHUNK) {
 		if (p == P_ZERO)
 			acc += kp_is_zero(zeros + off, CHUNK);
-		else if (p == P_COPY_SCAN)
-			/* The plugin's chunk copy: copy+zero test, sum. */
-			acc ^= kp_chunk_copy_scan(KP_SUM_XXH64, dst + off,
-						  src + off, CHUNK, &sink_sum) ?
-			       1 : sink_sum;
 		else
 			acc ^= kp_chunk_sum(p == P_FOLD64 ? KP_SUM_FOLD64 :
 							    KP_SUM_XXH64,
