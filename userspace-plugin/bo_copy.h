@@ -133,6 +133,7 @@ struct kp_copy_job {
 	struct kp_copy_prof prof;
 	uint8_t *stage;		/* cpu path: staging buffer, or NULL */
 	size_t stage_len;
+	void *stage_mem;	/* its allocation (stage is inside it) */
 	int ret;
 	pthread_t thread;
 };
