@@ -171,6 +171,14 @@ extern struct kfdsim_counters kfdsim_counters;
  */
 extern atomic64_t kfdsim_cs_sdma_packets;
 extern atomic64_t kfdsim_cs_sdma_copy_bytes;
+
+/*
+ * Page-table updates (debugfs vm), never decreasing: the times a map or
+ * unmap let go of a table's write lock between two batches of entries,
+ * and the maps a fatal signal ended (kfdsim_vm.c).
+ */
+extern atomic64_t kfdsim_vm_lock_drops;
+extern atomic64_t kfdsim_vm_maps_interrupted;
 int kfdsim_debugfs_init(void);
 void kfdsim_debugfs_fini(void);
 
