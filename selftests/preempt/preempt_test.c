@@ -1221,7 +1221,7 @@ TEST_F_TIMEOUT(pre, victim_latency_independent_of_other_process_queues, 600)
  * with the busy queue alone, well under the time one map takes. It is a
  * guard, not proof: with the lock held for the whole BO the victim's
  * median was 186, 60 and 13 ms in three runs (this bound caught 1 of
- * them), in batches 11 and 12 ms; the debugfs counters of the memory
+ * them), in batches 11, 12 and 13 ms; the debugfs counters of the memory
  * tests are what shows the batches.
  */
 TEST_F_TIMEOUT(pre, victim_latency_while_other_process_maps_huge_bo, 600)
