@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/dma-buf.h>
@@ -595,6 +597,141 @@ TEST_F(mem, map_every_domain)
 	EXPECT_EQ(0, kt_free(self->e.kfd, hd));
 	EXPECT_EQ(0, kt_counter_delta(&self->base, "vm_ptes"));
 	munmap(user, KT_MIB);
+}
+
+/* debugfs vm: page-table update counters (never decrease). */
+#define KT_VM_STATS	"/sys/kernel/debug/kfdsim/vm"
+#define KT_VM_BATCH	512	/* entries per hold of the table lock */
+
+static long long vm_stat(const char *name)
+{
+	struct kt_props c;
+	char err[256];
+
+	if (kt_props_read(KT_VM_STATS, false, &c, err, sizeof(err)))
+		return -1;
+	return kt_counter(&c, name);
+}
+
+/*
+ * Mapping and unmapping a BO of many pages lets go of the page-table lock
+ * between batches of KFDSIM_VM_BATCH entries, so that the CP (waiting for
+ * it with its own lock held) is not held up for the whole BO: a map of 16
+ * batches lets go of it at least 15 times, and so does the unmap. Other
+ * processes' maps can only add to the count.
+ */
+TEST_F(mem, huge_map_and_unmap_let_go_of_the_table_lock)
+{
+	const long long pages = 16 * KT_VM_BATCH;
+	long long drops0, drops1, drops2;
+	uint64_t h;
+
+	ASSERT_EQ(0, kt_alloc(self->e.kfd, self->ids[0], KT_VA(0),
+			      pages * KT_PAGE, KT_GTT | KT_WRITABLE, &h,
+			      NULL));
+	drops0 = vm_stat("lock_drops");
+	ASSERT_LE(0, drops0);
+	ASSERT_EQ(0, kt_map(self->e.kfd, h, self->ids, 1));
+	EXPECT_EQ(pages, kt_counter_delta(&self->base, "vm_ptes"));
+	drops1 = vm_stat("lock_drops");
+	EXPECT_LE(drops0 + 15, drops1);
+	ASSERT_EQ(0, kt_unmap(self->e.kfd, h, self->ids, 1));
+	EXPECT_EQ(0, kt_counter_delta(&self->base, "vm_ptes"));
+	drops2 = vm_stat("lock_drops");
+	EXPECT_LE(drops1 + 15, drops2);
+	ASSERT_EQ(0, kt_free(self->e.kfd, h));
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+#define HUGE_MAP_BYTES	(512 * KT_MIB)
+#define HUGE_MAP_TRIES	5
+
+/* The child: allocate a huge GTT BO, say so on @ready, then map it. */
+static void huge_map_child(int ready)
+{
+	uint32_t ids[KT_MAX_GPUS];
+	struct kt_env e;
+	uint64_t h;
+	char c = 0;
+
+	if (kt_env_open(&e, true))
+		_exit(2);
+	kt_env_ids(&e, ids);
+	if (kt_alloc(e.kfd, ids[0], KT_VA(16), HUGE_MAP_BYTES,
+		     KT_GTT | KT_WRITABLE, &h, NULL))
+		_exit(3);
+	if (write(ready, &c, 1) != 1)
+		_exit(4);
+	kt_map(e.kfd, h, ids, 1);
+	_exit(0);
+}
+
+/*
+ * SIGKILL lands while a process maps a 512 MiB BO: the map ends between
+ * two batches (debugfs vm maps_interrupted counts it) and removes the
+ * entries it wrote. Teardown unmaps only BOs whose map succeeded, so a
+ * partial mapping left behind would stay in vm_ptes: once the process is
+ * gone every counter is back where it was. The parent kills as soon as
+ * vm_ptes shows part of the BO mapped; should the map finish first (the
+ * counter jumps past the whole BO, not seen under TCG), it tries again.
+ */
+TEST_F_TIMEOUT(mem, fatal_signal_ends_huge_map_without_leftovers, 600)
+{
+	const long long pages = HUGE_MAP_BYTES / KT_PAGE;
+	long long intr0, ptes = 0, now;
+	int tries, status, ready[2];
+	struct kt_props after;
+	char c, diff[512];
+	uint64_t end;
+	pid_t pid;
+
+	intr0 = vm_stat("maps_interrupted");
+	ASSERT_LE(0, intr0);
+	for (tries = 0; tries < HUGE_MAP_TRIES; tries++) {
+		ASSERT_EQ(0, pipe(ready));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			close(ready[0]);
+			huge_map_child(ready[1]);
+		}
+		close(ready[1]);
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+		close(ready[0]);
+		/* Wait for the map to be under way, then kill. */
+		end = now_ms() + 60000ULL * kt_timeout_scale();
+		do {
+			ptes = kt_counter_delta(&self->base, "vm_ptes");
+		} while (ptes <= 0 && now_ms() < end);
+		ASSERT_EQ(0, kill(pid, SIGKILL));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+			TH_LOG("child status 0x%x", status);
+		TH_LOG("try %d: killed with %lld of %lld entries written",
+		       tries, ptes, pages);
+		if (vm_stat("maps_interrupted") > intr0)
+			break;
+	}
+	EXPECT_LT(tries, HUGE_MAP_TRIES)
+		TH_LOG("no map was ended by the signal");
+	EXPECT_LT(0, ptes);
+
+	/* The killed process's teardown leaves nothing behind. */
+	end = now_ms() + 30000ULL * kt_timeout_scale();
+	do {
+		ASSERT_EQ(0, kt_counters(&after, self->msg,
+					 sizeof(self->msg)));
+		now = kt_counters_diff(&self->base, &after, diff,
+				       sizeof(diff));
+	} while (now && now_ms() < end && !usleep(10000));
+	EXPECT_EQ(0, now) TH_LOG("counters moved: %s", diff);
 }
 
 /* FREE of a BO still mapped on every GPU removes its PTEs too. */

@@ -177,6 +177,14 @@ extern atomic64_t kfdsim_cs_sdma_copy_bytes;
  */
 extern atomic64_t kfdsim_cwsr_saved_waves;
 extern atomic64_t kfdsim_cwsr_restored_waves;
+
+/*
+ * Page-table updates (debugfs vm), never decreasing: the times a map or
+ * unmap let go of a table's write lock between two batches of entries,
+ * and the maps a fatal signal ended (kfdsim_vm.c).
+ */
+extern atomic64_t kfdsim_vm_lock_drops;
+extern atomic64_t kfdsim_vm_maps_interrupted;
 int kfdsim_debugfs_init(void);
 void kfdsim_debugfs_fini(void);
 

@@ -6,7 +6,9 @@
  * come from the KFD layer). "queues" lists every queue with its saved
  * state. "cs_sdma" adds up the SDMA packets amdgpu CS submissions ran and
  * the bytes their copies moved (the e2e tests prove the CRIU plugin's SDMA
- * path with it). The KFD layer adds its own files to the directory:
+ * path with it). "vm" counts the times a GPU map or unmap let go of the
+ * page-table lock between two batches and the maps a fatal signal ended.
+ * The KFD layer adds its own files to the directory:
  * "evict", "restore" and the CRIU fault points (kfd/kfd_device.c).
  */
 #include <linux/debugfs.h>
@@ -68,6 +70,16 @@ static int kfdsim_cwsr_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(kfdsim_cwsr);
 
+static int kfdsim_vm_stats_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "lock_drops %lld\n",
+		   (long long)atomic64_read(&kfdsim_vm_lock_drops));
+	seq_printf(m, "maps_interrupted %lld\n",
+		   (long long)atomic64_read(&kfdsim_vm_maps_interrupted));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kfdsim_vm_stats);
+
 static int kfdsim_cp_fail_get(void *data, u64 *val)
 {
 	*val = kfdsim_cp_get_fail_nth();
@@ -122,6 +134,8 @@ int kfdsim_debugfs_init(void)
 			    &kfdsim_cs_sdma_fops);
 	debugfs_create_file("cwsr", 0444, kfdsim_debugfs_root, NULL,
 			    &kfdsim_cwsr_fops);
+	debugfs_create_file("vm", 0444, kfdsim_debugfs_root, NULL,
+			    &kfdsim_vm_stats_fops);
 	kgd2kfd_debugfs_init(kfdsim_debugfs_root);
 	debugfs_create_file_unsafe("cp_fail_nth", 0600, kfdsim_debugfs_root,
 				   NULL, &kfdsim_cp_fail_fops);

@@ -18,6 +18,7 @@
 #include <linux/highmem.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -187,18 +188,50 @@ struct mem_cgroup *kfdsim_vm_memcg(struct kfdsim_vm *vm)
 	return pt ? pt->memcg : NULL;
 }
 
-static void kfdsim_vm_erase(struct kfdsim_page_table *pt, u64 va,
+/*
+ * Map and unmap change at most this many entries per hold of the table's
+ * write lock, then let go of it and of the CPU, so that the command
+ * processor (which waits for the lock holding its own) and the table's
+ * other users are not held up for the whole of a multi-GiB BO.
+ */
+#define KFDSIM_VM_BATCH		512
+
+atomic64_t kfdsim_vm_lock_drops;
+atomic64_t kfdsim_vm_maps_interrupted;
+
+/* Between two batches: account the break and give way. */
+static void kfdsim_vm_batch_break(void)
+{
+	atomic64_inc(&kfdsim_vm_lock_drops);
+	cond_resched();
+}
+
+/*
+ * Remove @npages entries from @first on, a batch per hold of the write
+ * lock. Each entry goes from its page to nothing, never to another page;
+ * a reader of the table holds the read lock while it uses a page, so once
+ * the batch holding an entry has taken the write lock, nobody uses that
+ * entry's page any more, and on return the pages may be freed.
+ */
+static void kfdsim_vm_erase(struct kfdsim_page_table *pt, unsigned long first,
 			    unsigned long npages)
 {
-	unsigned long first = va >> PAGE_SHIFT;
-	unsigned long i, removed = 0;
+	unsigned long done, n, i, removed = 0;
 
-	for (i = 0; i < npages; i++)
-		if (xa_erase(&pt->ptes, first + i))
-			removed++;
-	WARN_ON(removed != npages);
-	pt->nr_ptes -= removed;
-	atomic_sub(removed, &kfdsim_counters.vm_ptes);
+	for (done = 0; done < npages; done += n) {
+		if (done)
+			kfdsim_vm_batch_break();
+		n = min_t(unsigned long, npages - done, KFDSIM_VM_BATCH);
+		down_write(&pt->lock);
+		for (i = 0; i < n; i++)
+			if (xa_erase(&pt->ptes, first + done + i))
+				removed++;
+		pt->nr_ptes -= removed;
+		up_write(&pt->lock);
+		atomic_sub(removed, &kfdsim_counters.vm_ptes);
+		WARN_ON(removed != n);
+		removed = 0;
+	}
 }
 
 /**
@@ -209,41 +242,66 @@ static void kfdsim_vm_erase(struct kfdsim_page_table *pt, u64 va,
  * @npages: number of pages
  * @pte_flags: KFDSIM_PTE_WRITABLE and/or KFDSIM_PTE_EXECUTABLE
  *
- * All or nothing: on failure no entry of the range is left behind.
+ * Entries are written a batch of KFDSIM_VM_BATCH per hold of the table's
+ * write lock, so other users of the table (the GPU) see each page of the
+ * range either unmapped or mapped to its new page while the call runs, as
+ * on a GPU whose page tables are updated piece by piece. A fatal signal
+ * ends a long map between two batches. All or nothing: on failure the
+ * entries this call wrote, and only those, are removed again.
  * Return: 0, -EEXIST if part of the range is already mapped (by anyone
- * sharing the table), -ENODEV if @vm has no table, or -ENOMEM.
+ * sharing the table), -ENODEV if @vm has no table, -EINTR on a fatal
+ * signal, or -ENOMEM.
  */
 int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 		  unsigned long npages, u32 pte_flags)
 {
 	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
 	unsigned long first = va >> PAGE_SHIFT;
-	unsigned long i;
+	unsigned long done = 0, n, end;
 	int ret = 0;
 
 	if (WARN_ON(!pt))
 		return -ENODEV;
-	down_write(&pt->lock);
-	if (npages > kfdsim_vm_max_ptes() - pt->nr_ptes) {
+	while (done < npages) {
+		if (done) {
+			kfdsim_vm_batch_break();
+			if (fatal_signal_pending(current)) {
+				atomic64_inc(&kfdsim_vm_maps_interrupted);
+				pr_info_ratelimited("pid %d: GPU map of %lu pages at 0x%llx ended by a fatal signal after %lu\n",
+						    task_tgid_nr(current),
+						    npages, va, done);
+				ret = -EINTR;
+				break;
+			}
+		}
+		n = min_t(unsigned long, npages - done, KFDSIM_VM_BATCH);
+		down_write(&pt->lock);
+		if (npages - done > kfdsim_vm_max_ptes() - pt->nr_ptes) {
+			up_write(&pt->lock);
+			pr_info_ratelimited("pid %d: GPU page table full: %lu entries, %lu more asked\n",
+					    task_tgid_nr(current), pt->nr_ptes,
+					    npages - done);
+			ret = -ENOMEM;
+			break;
+		}
+		for (end = done + n; done < end; done++) {
+			ret = xa_insert(&pt->ptes, first + done,
+					kfdsim_pte_make(pages[done], pte_flags),
+					GFP_KERNEL_ACCOUNT);
+			if (ret)
+				break;
+			pt->nr_ptes++;
+			atomic_inc(&kfdsim_counters.vm_ptes);
+		}
 		up_write(&pt->lock);
-		pr_info_ratelimited("pid %d: GPU page table full: %lu entries, %lu more asked\n",
-				    task_tgid_nr(current), pt->nr_ptes, npages);
-		return -ENOMEM;
-	}
-	for (i = 0; i < npages; i++) {
-		ret = xa_insert(&pt->ptes, first + i,
-				kfdsim_pte_make(pages[i], pte_flags),
-				GFP_KERNEL_ACCOUNT);
 		if (ret)
 			break;
-		pt->nr_ptes++;
-		atomic_inc(&kfdsim_counters.vm_ptes);
 	}
 	if (ret) {
-		kfdsim_vm_erase(pt, va, i);
+		/* Entries first .. first + done - 1 are this call's own. */
+		kfdsim_vm_erase(pt, first, done);
 		ret = ret == -EBUSY ? -EEXIST : ret;
 	}
-	up_write(&pt->lock);
 	return ret;
 }
 
@@ -252,6 +310,10 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
  * @vm: the page table
  * @va: page-aligned GPU virtual address
  * @npages: number of pages; all of them must be mapped
+ *
+ * A batch per hold of the write lock, like kfdsim_vm_map(); not
+ * interruptible. On return no GPU access uses the pages any more, so they
+ * may be freed.
  */
 void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages)
 {
@@ -259,10 +321,7 @@ void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages)
 
 	if (WARN_ON(!pt))
 		return;
-	/* Waits for GPU accesses in flight, so the pages may be freed after. */
-	down_write(&pt->lock);
-	kfdsim_vm_erase(pt, va, npages);
-	up_write(&pt->lock);
+	kfdsim_vm_erase(pt, va >> PAGE_SHIFT, npages);
 }
 
 /**
