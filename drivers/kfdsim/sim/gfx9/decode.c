@@ -400,6 +400,9 @@ static bool gfx9_has_literal(u8 fmt, u32 a)
 		       ((a >> 8) & 0xff) == GFX9_SRC_LITERAL;
 	case GFX9_FMT_SOP1:
 		return (a & 0xff) == GFX9_SRC_LITERAL;
+	case GFX9_FMT_SOPK:
+		/* s_setreg_imm32_b32: the value is a literal. */
+		return ((a >> 23) & 0x1f) == 0x14;
 	case GFX9_FMT_VOP1:
 	case GFX9_FMT_VOPC:
 		return (a & 0x1ff) == GFX9_SRC_LITERAL;

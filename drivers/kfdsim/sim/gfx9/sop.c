@@ -430,7 +430,10 @@ static int sopk(struct gfx9_disp *d, struct gfx9_wave *w,
 	}
 }
 
-/* s_getreg_b32 / s_setreg_b32: MODE is modelled, HW_ID read-only. */
+/*
+ * s_getreg_b32 / s_setreg_b32 / s_setreg_imm32_b32 (the value in a
+ * literal): MODE is modelled, HW_ID read-only.
+ */
 #define GFX9_HWREG_MODE		1
 #define GFX9_HWREG_HW_ID	4
 
@@ -440,14 +443,14 @@ static int sopk_hwreg(struct gfx9_disp *d, struct gfx9_wave *w,
 	u32 a = in->dw[0], dst = SOP_SDST(a);
 	u32 id = a & 63, off = (a >> 6) & 31, size = ((a >> 11) & 31) + 1;
 	u32 mask = (size >= 32 ? ~0u : (1u << size) - 1) << off;
-	bool set = ((a >> 23) & 0x1f) == 0x12;
-	u32 v;
+	u32 op = (a >> 23) & 0x1f, v;
+	bool imm = op == 0x14, set = op == 0x12 || imm;
 
-	if (!gfx9_sdst_valid(dst, false))
+	if (!imm && !gfx9_sdst_valid(dst, false))
 		return gfx9_illegal(d, w, in, "hwreg operand");
 	if (id == GFX9_HWREG_MODE) {
 		if (set) {
-			v = w->sreg[dst] << off;
+			v = (imm ? in->lit : w->sreg[dst]) << off;
 			w->mode = (w->mode & ~mask) | (v & mask);
 		} else {
 			w->sreg[dst] = (w->mode & mask) >> off;
@@ -474,6 +477,7 @@ const struct gfx9_op gfx9_sopk_ops[32] = {
 	[0x0e] = { "s_addk_i32", sopk }, [0x0f] = { "s_mulk_i32", sopk },
 	[0x11] = { "s_getreg_b32", sopk_hwreg },
 	[0x12] = { "s_setreg_b32", sopk_hwreg },
+	[0x14] = { "s_setreg_imm32_b32", sopk_hwreg },
 	[0x15] = { "s_call_b64", sopk },
 };
 

@@ -549,6 +549,101 @@ static int vop_cmp_class(struct gfx9_disp *d, struct gfx9_wave *w,
 	return 0;
 }
 
+/*
+ * An ordered binary64 compare done on the bits, so it needs no FPU section:
+ * -1, 0 or 1 for less, equal (+0 == -0) or greater; 2 if either is a NaN.
+ * MODE.FP_DENORM[6] clear (double and half precision inputs flushed) makes a
+ * subnormal input a zero of its sign.
+ */
+static int vop_f64_order(u64 a, u64 b, bool flush)
+{
+	const u64 sign = BIT_ULL(63), exp = GENMASK_ULL(62, 52);
+	s64 ka, kb;
+
+	if (((a & ~sign) > exp) || ((b & ~sign) > exp))
+		return 2;
+	if (flush && !(a & exp))
+		a &= sign;
+	if (flush && !(b & exp))
+		b &= sign;
+	/* Sign and magnitude to a two's complement key; -0 becomes 0. */
+	ka = (a & sign) ? -(s64)(a & ~sign) : (s64)a;
+	kb = (b & sign) ? -(s64)(b & ~sign) : (s64)b;
+	return ka < kb ? -1 : ka > kb;
+}
+
+/*
+ * The 16 float compare conditions (F, LT, EQ, LE, GT, LG, GE, O, U, NGE,
+ * NLG, NGT, NLE, NEQ, NLT, TRU) of an order from vop_f64_order(): the
+ * negated ones are true for unordered operands.
+ */
+static bool vop_fcond(unsigned int cond, int ord)
+{
+	bool lt = ord == -1, eq = ord == 0, gt = ord == 1;
+	bool r;
+
+	switch (cond & 7) {
+	case 0:
+		r = false;
+		break;
+	case 1:
+		r = lt;
+		break;
+	case 2:
+		r = eq;
+		break;
+	case 3:
+		r = lt || eq;
+		break;
+	case 4:
+		r = gt;
+		break;
+	case 5:
+		r = lt || gt;
+		break;
+	case 6:
+		r = gt || eq;
+		break;
+	default:
+		r = ord != 2;
+		break;
+	}
+	return cond & 8 ? !r : r;
+}
+
+/* v_cmp(x)_*_f64: 0x60-0x7f, with VOP3 abs/neg. */
+static int vop_cmp_f64(struct gfx9_disp *d, struct gfx9_wave *w,
+		       const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	bool cmpx = in->op & 0x10, flush = !(w->mode & BIT(6));
+	struct gfx9_src s0, s1;
+	u64 exec = gfx9_exec(w), res = 0;
+	unsigned int l, i;
+
+	if (v->omod || v->clamp)
+		return gfx9_illegal(d, w, in, "modifier on a compare");
+	gfx9_vsrc(d, w, in, v->src[0], GFX9_F64, &s0);
+	gfx9_vsrc(d, w, in, v->src[1], GFX9_F64, &s1);
+	for (l = 0; l < GFX9_LANES; l++) {
+		u64 x[2];
+
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		x[0] = gfx9_lane64(&s0, l);
+		x[1] = gfx9_lane64(&s1, l);
+		for (i = 0; i < 2; i++) {
+			if (v->abs & BIT(i))
+				x[i] &= ~BIT_ULL(63);
+			if (v->neg & BIT(i))
+				x[i] ^= BIT_ULL(63);
+		}
+		if (vop_fcond(in->op & 0xf, vop_f64_order(x[0], x[1], flush)))
+			res |= BIT_ULL(l);
+	}
+	vopc_write(w, v, res, cmpx);
+	return 0;
+}
+
 /* The float operations, between kernel_fpu_begin() and _end(). */
 static int vop_float(struct gfx9_disp *d, struct gfx9_wave *w,
 		     const struct gfx9_insn *in, const struct gfx9_vop *v)
@@ -570,6 +665,7 @@ static int vop_float(struct gfx9_disp *d, struct gfx9_wave *w,
 #define VCI(n)	{ n, vop_cmp_int, 0 }
 #define VCF(n)	{ n, vop_float, GFX9_VOP_FLOAT }
 #define VCC(n)	{ n, vop_cmp_class, GFX9_VOP_FLOAT }
+#define VCD(n)	{ n, vop_cmp_f64, GFX9_VOP_FLOAT }
 
 const struct gfx9_vop_op gfx9_vop_ops[1024] = {
 	/* VOPC */
@@ -591,6 +687,22 @@ const struct gfx9_vop_op gfx9_vop_ops[1024] = {
 	[0x5a] = VCF("v_cmpx_nlg_f32"), [0x5b] = VCF("v_cmpx_ngt_f32"),
 	[0x5c] = VCF("v_cmpx_nle_f32"), [0x5d] = VCF("v_cmpx_neq_f32"),
 	[0x5e] = VCF("v_cmpx_nlt_f32"), [0x5f] = VCF("v_cmpx_tru_f32"),
+	[0x60] = VCD("v_cmp_f_f64"), [0x61] = VCD("v_cmp_lt_f64"),
+	[0x62] = VCD("v_cmp_eq_f64"), [0x63] = VCD("v_cmp_le_f64"),
+	[0x64] = VCD("v_cmp_gt_f64"), [0x65] = VCD("v_cmp_lg_f64"),
+	[0x66] = VCD("v_cmp_ge_f64"), [0x67] = VCD("v_cmp_o_f64"),
+	[0x68] = VCD("v_cmp_u_f64"), [0x69] = VCD("v_cmp_nge_f64"),
+	[0x6a] = VCD("v_cmp_nlg_f64"), [0x6b] = VCD("v_cmp_ngt_f64"),
+	[0x6c] = VCD("v_cmp_nle_f64"), [0x6d] = VCD("v_cmp_neq_f64"),
+	[0x6e] = VCD("v_cmp_nlt_f64"), [0x6f] = VCD("v_cmp_tru_f64"),
+	[0x70] = VCD("v_cmpx_f_f64"), [0x71] = VCD("v_cmpx_lt_f64"),
+	[0x72] = VCD("v_cmpx_eq_f64"), [0x73] = VCD("v_cmpx_le_f64"),
+	[0x74] = VCD("v_cmpx_gt_f64"), [0x75] = VCD("v_cmpx_lg_f64"),
+	[0x76] = VCD("v_cmpx_ge_f64"), [0x77] = VCD("v_cmpx_o_f64"),
+	[0x78] = VCD("v_cmpx_u_f64"), [0x79] = VCD("v_cmpx_nge_f64"),
+	[0x7a] = VCD("v_cmpx_nlg_f64"), [0x7b] = VCD("v_cmpx_ngt_f64"),
+	[0x7c] = VCD("v_cmpx_nle_f64"), [0x7d] = VCD("v_cmpx_neq_f64"),
+	[0x7e] = VCD("v_cmpx_nlt_f64"), [0x7f] = VCD("v_cmpx_tru_f64"),
 	[0xc0] = VCI("v_cmp_f_i32"), [0xc1] = VCI("v_cmp_lt_i32"),
 	[0xc2] = VCI("v_cmp_eq_i32"), [0xc3] = VCI("v_cmp_le_i32"),
 	[0xc4] = VCI("v_cmp_gt_i32"), [0xc5] = VCI("v_cmp_ne_i32"),
