@@ -6,7 +6,9 @@
  * come from the KFD layer). "queues" lists every queue with its saved
  * state. "cs_sdma" adds up the SDMA packets amdgpu CS submissions ran and
  * the bytes their copies moved (the e2e tests prove the CRIU plugin's SDMA
- * path with it). The KFD layer adds its own files to the directory:
+ * path with it). "gfx9" counts the machine-code instructions the waves
+ * executed, and those times the lanes active in EXEC (make bench's
+ * interpreter rate). The KFD layer adds its own files to the directory:
  * "evict", "restore" and the CRIU fault points (kfd/kfd_device.c).
  */
 #include <linux/debugfs.h>
@@ -16,6 +18,7 @@
 
 #include "kfdsim.h"
 #include "kgd2kfd.h"
+#include "gfx9/kfdsim_gfx9.h"
 
 struct kfdsim_counters kfdsim_counters;
 atomic64_t kfdsim_cs_sdma_packets;
@@ -55,6 +58,16 @@ static int kfdsim_cs_sdma_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kfdsim_cs_sdma);
+
+static int kfdsim_gfx9_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "wave_insns %lld\n",
+		   (long long)atomic64_read(&kfdsim_gfx9_wave_insns));
+	seq_printf(m, "lane_insns %lld\n",
+		   (long long)atomic64_read(&kfdsim_gfx9_lane_insns));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kfdsim_gfx9);
 
 static int kfdsim_cp_fail_get(void *data, u64 *val)
 {
@@ -108,6 +121,8 @@ int kfdsim_debugfs_init(void)
 			    &kfdsim_queues_fops);
 	debugfs_create_file("cs_sdma", 0444, kfdsim_debugfs_root, NULL,
 			    &kfdsim_cs_sdma_fops);
+	debugfs_create_file("gfx9", 0444, kfdsim_debugfs_root, NULL,
+			    &kfdsim_gfx9_fops);
 	kgd2kfd_debugfs_init(kfdsim_debugfs_root);
 	debugfs_create_file_unsafe("cp_fail_nth", 0600, kfdsim_debugfs_root,
 				   NULL, &kfdsim_cp_fail_fops);
