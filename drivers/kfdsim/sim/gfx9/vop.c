@@ -574,15 +574,15 @@ static int vop_f64_order(u64 a, u64 b, bool flush)
 
 /*
  * The 16 float compare conditions (F, LT, EQ, LE, GT, LG, GE, O, U, NGE,
- * NLG, NGT, NLE, NEQ, NLT, TRU) of an order from vop_f64_order(): the
- * negated ones are true for unordered operands.
+ * NLG, NGT, NLE, NEQ, NLT, TRU) of an order from vop_f64_order(): U..TRU
+ * (8-15) are the negations of O..F (7-0), so true for unordered operands.
  */
 static bool vop_fcond(unsigned int cond, int ord)
 {
 	bool lt = ord == -1, eq = ord == 0, gt = ord == 1;
 	bool r;
 
-	switch (cond & 7) {
+	switch (cond & 8 ? 15 - cond : cond) {
 	case 0:
 		r = false;
 		break;
