@@ -8,6 +8,8 @@
  * the bytes their copies moved (the e2e tests prove the CRIU plugin's SDMA
  * path with it). "vm" counts the times a GPU map or unmap let go of the
  * page-table lock between two batches and the maps a fatal signal ended.
+ * "gfx9" counts the machine-code instructions the waves executed, and
+ * those times the lanes active in EXEC (make bench's interpreter rate).
  * The KFD layer adds its own files to the directory:
  * "evict", "restore" and the CRIU fault points (kfd/kfd_device.c).
  */
@@ -18,6 +20,7 @@
 
 #include "kfdsim.h"
 #include "kgd2kfd.h"
+#include "gfx9/kfdsim_gfx9.h"
 
 struct kfdsim_counters kfdsim_counters;
 atomic64_t kfdsim_cs_sdma_packets;
@@ -80,6 +83,16 @@ static int kfdsim_vm_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(kfdsim_vm_stats);
 
+static int kfdsim_gfx9_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "wave_insns %lld\n",
+		   (long long)atomic64_read(&kfdsim_gfx9_wave_insns));
+	seq_printf(m, "lane_insns %lld\n",
+		   (long long)atomic64_read(&kfdsim_gfx9_lane_insns));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kfdsim_gfx9);
+
 static int kfdsim_cp_fail_get(void *data, u64 *val)
 {
 	*val = kfdsim_cp_get_fail_nth();
@@ -136,6 +149,8 @@ int kfdsim_debugfs_init(void)
 			    &kfdsim_cwsr_fops);
 	debugfs_create_file("vm", 0444, kfdsim_debugfs_root, NULL,
 			    &kfdsim_vm_stats_fops);
+	debugfs_create_file("gfx9", 0444, kfdsim_debugfs_root, NULL,
+			    &kfdsim_gfx9_fops);
 	kgd2kfd_debugfs_init(kfdsim_debugfs_root);
 	debugfs_create_file_unsafe("cp_fail_nth", 0600, kfdsim_debugfs_root,
 				   NULL, &kfdsim_cp_fail_fops);

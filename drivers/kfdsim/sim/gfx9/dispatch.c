@@ -17,6 +17,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/memcontrol.h>
@@ -367,11 +368,15 @@ static void gfx9_wg_launch(struct gfx9_disp *d)
 	d->wg_started = true;
 }
 
+atomic64_t kfdsim_gfx9_wave_insns;
+atomic64_t kfdsim_gfx9_lane_insns;
+
 /*
  * Run the current workgroup until it ends (0), the deadline passes
- * (-EAGAIN, after at least one turn) or a wave faults or traps.
+ * (-EAGAIN, after at least one turn) or a wave faults or traps; count the
+ * instructions started in @insns (wave instructions, lane instructions).
  */
-static int gfx9_wg_run(struct gfx9_disp *d, u64 deadline_ns)
+static int gfx9_wg_steps(struct gfx9_disp *d, u64 deadline_ns, u64 *insns)
 {
 	struct gfx9_wave *w;
 	unsigned int i, n, live, waiting;
@@ -391,6 +396,8 @@ static int gfx9_wg_run(struct gfx9_disp *d, u64 deadline_ns)
 			}
 			for (n = 0; n < GFX9_QUANTUM &&
 			     w->state == GFX9_WAVE_RUN; n++) {
+				insns[0]++;
+				insns[1] += hweight64(gfx9_exec(w));
 				ret = gfx9_step(d, w);
 				if (ret)
 					return ret;
@@ -408,6 +415,17 @@ static int gfx9_wg_run(struct gfx9_disp *d, u64 deadline_ns)
 			return -EAGAIN;
 		cond_resched();
 	}
+}
+
+static int gfx9_wg_run(struct gfx9_disp *d, u64 deadline_ns)
+{
+	u64 insns[2] = {};
+	int ret;
+
+	ret = gfx9_wg_steps(d, deadline_ns, insns);
+	atomic64_add(insns[0], &kfdsim_gfx9_wave_insns);
+	atomic64_add(insns[1], &kfdsim_gfx9_lane_insns);
+	return ret;
 }
 
 static void gfx9_disp_free(struct kfdsim_gfx9_dispatch *s)

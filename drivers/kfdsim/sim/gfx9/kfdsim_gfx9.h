@@ -6,6 +6,7 @@
 #ifndef KFDSIM_GFX9_H
 #define KFDSIM_GFX9_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 
 struct kfdsim_vm;
@@ -61,6 +62,14 @@ struct kfdsim_gfx9_queue {
 	const struct kfdsim_gfx9_regs *regs;
 	struct kfdsim_cwsr *cwsr;
 };
+
+/*
+ * Instructions executed by every wave of every dispatch since the module
+ * loaded, and the same weighted by the lanes active in EXEC when each
+ * started (debugfs kfdsim/gfx9; the interpreter's rate in make bench).
+ */
+extern atomic64_t kfdsim_gfx9_wave_insns;
+extern atomic64_t kfdsim_gfx9_lane_insns;
 
 int kfdsim_gfx9_run(struct kfdsim_gfx9_dispatch **state,
 		    const struct kfdsim_gfx9_queue *q,
