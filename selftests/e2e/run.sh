@@ -1536,36 +1536,29 @@ train_wait_step() {
 # train_dump NAME PID DIR STEP [criu options]: dump the job once it began
 # STEP; says at which step the dump caught it and whether inside a step
 # (the log, as dumped, ends with "step K begin"): counts those in
-# train_mid. With --leave-running the job is stopped around the dump, so
-# that its log is saved at the size the images record.
+# train_mid. The job is stopped (SIGSTOP) as soon as it is seen at STEP,
+# so the dump catches it there however slow criu is to start, and its log
+# is saved at the size the images record; criu restores it stopped (a
+# --leave-running original goes on at once).
 train_mid=0
 train_dump_s=
 train_dump() {
-	local name=$1 pid=$2 dir=$3 step=$4 last leave=
+	local name=$1 pid=$2 dir=$3 step=$4 last leave='' rc=0
 	shift 4
 	[[ " $* " == *" --leave-running "* ]] && leave=1
 	train_wait_step "$name" "$pid" "$step" || return 1
-	[ -z "$leave" ] || kill -STOP "$pid"
-	if ! e2e_dump "$pid" "$dir" --link-remap "$@"; then
-		[ -z "$leave" ] || kill -CONT "$pid"
-		note "criu dump failed after $E2E_DUMP_S s:"
-		e2e_criu_errors "$dir/dump.log" 10 | show
-		return 1
-	fi
-	cp "$work/$name.log" "$dir/app.log"
-	[ -z "$leave" ] || kill -CONT "$pid"
+	kill -STOP "$pid"
+	loop_done_ok=1 dump_mid "$name" "$pid" "$dir" --link-remap "$@" || rc=1
+	[ -z "$leave" ] && [ $rc -eq 0 ] || kill -CONT "$pid"
+	[ $rc -eq 0 ] || return 1
 	train_dump_s="$train_dump_s $E2E_DUMP_S"
 	last=$(grep '^step ' "$dir/app.log" | tail -n 1)
 	case $last in
 	"step "*" begin") train_mid=$((train_mid + 1)); last="inside ${last% begin}" ;;
 	*) last="after ${last%% loss*}" ;;
 	esac
-	note "dump of $name${leave:+ (--leave-running)}: $E2E_DUMP_S s, images $(e2e_du "$dir"), caught $last"
-	if [ -z "$(plugin_image "$dir" "$(e2e_kfd_image_pattern)")" ]; then
-		note "no $(e2e_kfd_image_pattern) in the images: /dev/kfd not dumped"
-		return 1
-	fi
-	if grep -q '^TRAIN ' "$dir/app.log"; then
+	note "the dump${leave:+ (--leave-running)} caught $name $last"
+	if grep -q "^step $((${train_args[1]} - 1)) end" "$dir/app.log"; then
 		note "the training had already finished at the dump"
 		return 1
 	fi
@@ -1585,7 +1578,7 @@ train_dump() {
 # Reports the time to checkpoint and restore against the step time.
 t_train() {
 	local ref=$work/train-ref.log exp=$work/train.exp pid rc=0 steps
-	local first last ms restore_s= s1 s2 s3 d
+	local first last ms restore_s='' s1 s2 s3 d
 	if [ ! -x "$train_app" ]; then
 		why="no $train_app (Debian's hipcc missing at build)"
 		return 2
@@ -1622,6 +1615,7 @@ t_train() {
 	restore_from train "$work/img-train2" || {
 		e2e_criu_errors "$work/img-train2/restore.log" 10 | show; return 1; }
 	restore_s=$E2E_RESTORE_S
+	kill -CONT "$pid"
 	train_dump train "$pid" "$work/img-train3" "$s3" ||
 		{ e2e_kill "$pid"; return 1; }
 	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
@@ -1629,11 +1623,14 @@ t_train() {
 	rm -f "$hsakmt_shm" "$hsakmt_sem"
 	if restore_from train "$work/img-train3"; then
 		restore_s="$restore_s $E2E_RESTORE_S"
+		kill -CONT "$pid"
 		finish train "$pid" "$exp" || rc=1
 	else
 		e2e_criu_errors "$work/img-train3/restore.log" 10 | show
 		rc=1
 	fi
+	note "step times (ms), uninterrupted: $(awk '$1 == "step" && $3 == "end" { printf " %s", $7 }' "$ref")"
+	note "step times (ms), checkpointed: $(awk '$1 == "step" && $3 == "end" { printf " %s", $7 }' "$work/train.log")"
 	note "checkpoints (s):$train_dump_s; restores (s): $restore_s (same node, other node); one step: $ms ms"
 	note "$train_mid of 3 dumps caught the job inside a step"
 	[ "$train_mid" -ge 1 ] || { note "no dump inside a step"; rc=1; }

@@ -16,12 +16,12 @@
  *   relu        H = max(Z1, 0)          (activation)
  *   fwd_out     Y = H W2 + b2           (matmul)
  *   loss_grad   dY = (Y - T) * scale, E = (Y - T)^2
- *   grad_out    gW2 = H^T dY, gb2       (backward matmul)
+ *   grad_out    gW2 = H^T dY, gb2       (backward matmul), sum of E
  *   grad_hidden dH = (dY W2^T) * [Z1 > 0]
  *   grad_in     gW1 = X^T dH, gb1       (backward matmul)
  *
- * then every GPU's gradient is copied to every other GPU (device -> host
- * -> device) and each GPU applies the same update
+ * then every GPU's gradient (with its sum of E) is copied to every other
+ * GPU (device -> host -> device) and each GPU applies the same update
  *
  *   sgd         W -= lr * (g_0 + g_1 + ...)   (GPU order, always the same)
  *
@@ -62,6 +62,9 @@ extern "C" {
 #define P_W2		(P_B1 + N_HID)
 #define P_B2		(P_W2 + N_HID * N_OUT)
 #define N_PARAM		(P_B2 + N_OUT)
+/* Gradient vector: the parameters' gradients, then the sum of squares. */
+#define G_LOSS		N_PARAM
+#define N_GRAD		(N_PARAM + 1)
 #define MAX_GPUS	8
 #define BLOCK		64
 
@@ -116,8 +119,13 @@ __global__ void loss_grad(const float *y, const float *t, float *dy,
 	err[i] = d * d;
 }
 
-/* gW2[j][o] = sum_s H[s][j] dY[s][o]; then gb2[o] = sum_s dY[s][o]. */
-__global__ void grad_out(const float *h, const float *dy, float *g, int n)
+/*
+ * gW2[j][o] = sum_s H[s][j] dY[s][o]; then gb2[o] = sum_s dY[s][o]; then
+ * one more thread adds up the squared errors (in index order) into
+ * g[G_LOSS], so the loss travels with the gradient.
+ */
+__global__ void grad_out(const float *h, const float *dy, const float *err,
+			 float *g, int n)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	float v = 0.0f;
@@ -134,6 +142,10 @@ __global__ void grad_out(const float *h, const float *dy, float *g, int n)
 		for (int s = 0; s < n; s++)
 			v += dy[s * N_OUT + o];
 		g[P_B2 + o] = v;
+	} else if (i == N_HID * N_OUT + N_OUT) {
+		for (int s = 0; s < n * N_OUT; s++)
+			v += err[s];
+		g[G_LOSS] = v;
 	}
 }
 
@@ -183,7 +195,7 @@ __global__ void sgd(float *p, const float *g, int ngpus, float lr)
 		return;
 	sum = g[i];
 	for (int d = 1; d < ngpus; d++)
-		sum += g[d * N_PARAM + i];
+		sum += g[d * N_GRAD + i];
 	p[i] -= lr * sum;
 }
 
@@ -198,7 +210,7 @@ static struct {
 
 struct gpu {
 	float *x, *t, *p, *z1, *h, *y, *dy, *err, *dh;
-	/* Every GPU's gradient, GPU d's at [d * N_PARAM]. */
+	/* Every GPU's gradient, GPU d's at [d * N_GRAD]. */
 	float *g;
 };
 
@@ -324,7 +336,7 @@ static void upload(struct gpu *gp, int d, const float *x, const float *t,
 	CK(hipMalloc(&gp->y, n * N_OUT * 4));
 	CK(hipMalloc(&gp->dy, n * N_OUT * 4));
 	CK(hipMalloc(&gp->err, n * N_OUT * 4));
-	CK(hipMalloc(&gp->g, (size_t)o.ngpus * N_PARAM * 4));
+	CK(hipMalloc(&gp->g, (size_t)o.ngpus * N_GRAD * 4));
 	CK(hipMemcpy(gp->x, x + (size_t)d * n * N_IN, n * N_IN * 4,
 		     hipMemcpyHostToDevice));
 	CK(hipMemcpy(gp->t, t + (size_t)d * n * N_OUT, n * N_OUT * 4,
@@ -332,7 +344,7 @@ static void upload(struct gpu *gp, int d, const float *x, const float *t,
 	CK(hipMemcpy(gp->p, p, N_PARAM * 4, hipMemcpyHostToDevice));
 }
 
-/* Forward and backward pass on GPU d: its gradient in g[d * N_PARAM]. */
+/* Forward and backward pass on GPU d: its gradient in g[d * N_GRAD]. */
 static void launch_pass(struct gpu *gp, int d, float scale)
 {
 	int n = o.batch;
@@ -346,14 +358,14 @@ static void launch_pass(struct gpu *gp, int d, float scale)
 			   gp->h, gp->p, gp->y, n);
 	hipLaunchKernelGGL(loss_grad, dim3(blocks(n * N_OUT)), dim3(BLOCK), 0, 0,
 			   gp->y, gp->t, gp->dy, gp->err, scale, n * N_OUT);
-	hipLaunchKernelGGL(grad_out, dim3(blocks(N_HID * N_OUT + N_OUT)),
-			   dim3(BLOCK), 0, 0, gp->h, gp->dy,
-			   gp->g + (size_t)d * N_PARAM, n);
+	hipLaunchKernelGGL(grad_out, dim3(blocks(N_HID * N_OUT + N_OUT + 1)),
+			   dim3(BLOCK), 0, 0, gp->h, gp->dy, gp->err,
+			   gp->g + (size_t)d * N_GRAD, n);
 	hipLaunchKernelGGL(grad_hidden, dim3(blocks(n * N_HID)), dim3(BLOCK), 0, 0,
 			   gp->dy, gp->p, gp->z1, gp->dh, n);
 	hipLaunchKernelGGL(grad_in, dim3(blocks(N_IN * N_HID + N_HID)),
 			   dim3(BLOCK), 0, 0, gp->x, gp->dh,
-			   gp->g + (size_t)d * N_PARAM, n);
+			   gp->g + (size_t)d * N_GRAD, n);
 	CK(hipGetLastError());
 }
 
@@ -361,7 +373,7 @@ int main(int argc, char **argv)
 {
 	static struct gpu gpus[MAX_GPUS];
 	size_t total, n;
-	float *x, *t, *p, *g, *err, *pw, scale;
+	float *x, *t, *p, *g, *pw, scale;
 	double loss, loss_first = 0, *step_ms;
 	uint64_t hash, t0;
 	int count;
@@ -378,10 +390,9 @@ int main(int argc, char **argv)
 	t = (float *)malloc(total * N_OUT * 4);
 	p = (float *)malloc(N_PARAM * 4);
 	pw = (float *)malloc(N_PARAM * 4);
-	g = (float *)malloc(N_PARAM * 4);
-	err = (float *)malloc(n * N_OUT * 4);
+	g = (float *)malloc(N_GRAD * 4);
 	step_ms = (double *)calloc(o.steps, sizeof(*step_ms));
-	if (!x || !t || !p || !pw || !g || !err || !step_ms)
+	if (!x || !t || !p || !pw || !g || !step_ms)
 		app_fail("out of memory");
 
 	rng_state = 0x9e3779b97f4a7c15ULL ^ o.seed;
@@ -412,31 +423,28 @@ int main(int argc, char **argv)
 		printf("step %u begin\n", step);
 		for (unsigned int d = 0; d < o.ngpus; d++)
 			launch_pass(&gpus[d], d, scale);
-		/* The loss of this step's forward pass, in one fixed order. */
+		/*
+		 * All-gather of the gradients through the host; the loss of
+		 * this step's forward pass comes with them, added up in GPU
+		 * order.
+		 */
 		loss = 0;
 		for (unsigned int d = 0; d < o.ngpus; d++) {
 			CK(hipSetDevice(d));
-			CK(hipMemcpy(err, gpus[d].err, n * N_OUT * 4,
-				     hipMemcpyDeviceToHost));
-			for (size_t i = 0; i < n * N_OUT; i++)
-				loss += err[i];
-		}
-		loss /= (double)total * N_OUT;
-		if (step == 0)
-			loss_first = loss;
-		/* All-gather of the gradients through the host. */
-		for (unsigned int d = 0; d < o.ngpus; d++) {
-			CK(hipSetDevice(d));
-			CK(hipMemcpy(g, gpus[d].g + (size_t)d * N_PARAM,
-				     N_PARAM * 4, hipMemcpyDeviceToHost));
+			CK(hipMemcpy(g, gpus[d].g + (size_t)d * N_GRAD,
+				     N_GRAD * 4, hipMemcpyDeviceToHost));
+			loss += g[G_LOSS];
 			for (unsigned int e = 0; e < o.ngpus; e++) {
 				if (e == d)
 					continue;
 				CK(hipSetDevice(e));
-				CK(hipMemcpy(gpus[e].g + (size_t)d * N_PARAM, g,
-					     N_PARAM * 4, hipMemcpyHostToDevice));
+				CK(hipMemcpy(gpus[e].g + (size_t)d * N_GRAD, g,
+					     N_GRAD * 4, hipMemcpyHostToDevice));
 			}
 		}
+		loss /= (double)total * N_OUT;
+		if (step == 0)
+			loss_first = loss;
 		for (unsigned int d = 0; d < o.ngpus; d++) {
 			CK(hipSetDevice(d));
 			hipLaunchKernelGGL(sgd, dim3(blocks(N_PARAM)), dim3(BLOCK),
