@@ -193,7 +193,7 @@
 #   KFDSIM_E2E_ROCR_ROUNDS, KFDSIM_E2E_ROCR_STEPS  rocr_app's -k and -s
 #                          (default 4 and 300)
 #   KFDSIM_E2E_TRAIN_LONG  1 for the longer train test (60 steps of 1024
-#                          samples per GPU instead of 8 of 256)
+#                          samples per GPU instead of 16 of 256)
 #   KFDSIM_E2E_TRAIN_STEPS the train test's steps
 #   KFDSIM_KO, KFDSIM_PLUGIN_DIR, KFDSIM_CRIU: see selftests/e2e/lib.sh
 
@@ -1511,7 +1511,7 @@ train_app=$E2E_BIN/train_app
 if [ "${KFDSIM_E2E_TRAIN_LONG:-0}" = 1 ]; then
 	train_args=(-s "${KFDSIM_E2E_TRAIN_STEPS:-60}" -b 1024)
 else
-	train_args=(-s "${KFDSIM_E2E_TRAIN_STEPS:-8}" -b 256)
+	train_args=(-s "${KFDSIM_E2E_TRAIN_STEPS:-16}" -b 256)
 fi
 
 # train_field LOG KEY: the value after KEY on the log's TRAIN line.
