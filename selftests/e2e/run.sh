@@ -139,6 +139,17 @@
 #                parked waves to the queues' context save areas and the
 #                restored process resumed at least 8 from them
 #   hip-other-node  the same, restored after a reload with seed=1
+#   train        a HIP training job (train_app.hip, built by hipcc for
+#                gfx906: an MLP trained by SGD, data parallel on both
+#                GPUs, 8 kernels per step per GPU, bit-reproducible): an
+#                uninterrupted run gives the reference weights hash and
+#                must lower the loss; then one run is dumped at 1/4 of its
+#                steps with --leave-running, at 1/2 (killed, restored on
+#                this node) and at 3/4 (killed, restored after a reload
+#                with seed=1); it must end with the same hash. Prints the
+#                checkpoint and restore times beside the step time, and
+#                where each dump caught the job (at least one must be
+#                inside a step)
 # and finally: the driver's debugfs counters are all 0 (nothing leaked).
 # Every test waits for its processes to end, so each needs the pid its
 # images hold to be free. Every app runs with --go: once its loop kernels
@@ -195,6 +206,9 @@
 #                          (default 4 and 300)
 #   KFDSIM_E2E_HIP_STEPS, KFDSIM_E2E_HIP_BLOCKS  hip_e2e_app's -s and -b
 #                          (default 512 and 2)
+#   KFDSIM_E2E_TRAIN_LONG  1 for the longer train test (60 steps of 1024
+#                          samples per GPU instead of 16 of 256)
+#   KFDSIM_E2E_TRAIN_STEPS the train test's steps
 #   KFDSIM_KO, KFDSIM_PLUGIN_DIR, KFDSIM_CRIU: see selftests/e2e/lib.sh
 
 set -u
@@ -1598,6 +1612,138 @@ t_hip_other_node() {
 	restore_from hip2 "$dir" || {
 		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
 	hip_finish hip2 0
+# ---- train: a HIP training job checkpointed three times (train_app.hip) ----
+
+train_app=$E2E_BIN/train_app
+# Steps and samples per GPU; KFDSIM_E2E_TRAIN_LONG=1 for the longer run.
+if [ "${KFDSIM_E2E_TRAIN_LONG:-0}" = 1 ]; then
+	train_args=(-s "${KFDSIM_E2E_TRAIN_STEPS:-60}" -b 1024)
+else
+	train_args=(-s "${KFDSIM_E2E_TRAIN_STEPS:-16}" -b 256)
+fi
+
+# train_field LOG KEY: the value after KEY on the log's TRAIN line.
+train_field() {
+	awk -v k="$2" '$1 == "TRAIN" { for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }' "$1"
+}
+
+# train_wait_step NAME PID STEP: wait until the job began step STEP or a
+# later one.
+train_wait_step() {
+	local log=$work/$1.log end=$(($(date +%s) + run_limit))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		e2e_alive "$2" || { note "$1 (pid $2) ended"; return 1; }
+		awk -v k="$3" '$1 == "step" && $3 == "begin" && $2 >= k { f = 1 } END { exit !f }' \
+			"$log" && return 0
+		sleep 0.1
+	done
+	note "$1 never reached step $3"
+	return 1
+}
+
+# train_dump NAME PID DIR STEP [criu options]: dump the job once it began
+# STEP; says at which step the dump caught it and whether inside a step
+# (the log, as dumped, ends with "step K begin"): counts those in
+# train_mid. The job is stopped (SIGSTOP) as soon as it is seen at STEP,
+# so the dump catches it there however slow criu is to start, and its log
+# is saved at the size the images record; criu restores it stopped (a
+# --leave-running original goes on at once).
+train_mid=0
+train_dump_s=
+train_dump() {
+	local name=$1 pid=$2 dir=$3 step=$4 last leave='' rc=0
+	shift 4
+	[[ " $* " == *" --leave-running "* ]] && leave=1
+	train_wait_step "$name" "$pid" "$step" || return 1
+	kill -STOP "$pid"
+	loop_done_ok=1 dump_mid "$name" "$pid" "$dir" --link-remap "$@" || rc=1
+	[ -z "$leave" ] && [ $rc -eq 0 ] || kill -CONT "$pid"
+	[ $rc -eq 0 ] || return 1
+	train_dump_s="$train_dump_s $E2E_DUMP_S"
+	last=$(grep '^step ' "$dir/app.log" | tail -n 1)
+	case $last in
+	"step "*" begin") train_mid=$((train_mid + 1)); last="inside ${last% begin}" ;;
+	*) last="after ${last%% loss*}" ;;
+	esac
+	note "the dump${leave:+ (--leave-running)} caught $name $last"
+	if grep -q "^step $((${train_args[1]} - 1)) end" "$dir/app.log"; then
+		note "the training had already finished at the dump"
+		return 1
+	fi
+	if [ -z "$leave" ] && ! e2e_wait_exit "$pid" 10; then
+		note "pid $pid still there after the dump"
+		return 1
+	fi
+}
+
+# An uninterrupted run gives the reference weights hash (in the same VM:
+# GPU float results are not the CPU's, FMA contraction differs) and must
+# lower the loss. Then one run of the same job is dumped three times, at a
+# quarter, half and three quarters of its steps: with --leave-running (it
+# goes on), then killed and restored on this node, then killed and restored
+# after a reload with seed=1 (another node: other gpu_ids and render
+# minors); it must end with bit-identical weights (the same RESULT line).
+# Reports the time to checkpoint and restore against the step time.
+t_train() {
+	local ref=$work/train-ref.log exp=$work/train.exp pid rc=0 steps
+	local first last ms restore_s='' s1 s2 s3 d
+	if [ ! -x "$train_app" ]; then
+		why="no $train_app (Debian's hipcc missing at build)"
+		return 2
+	fi
+	need_plugin || return 2
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	steps=${train_args[1]}
+	# --- the reference
+	d=$(e2e_ms)
+	if ! timeout "$run_limit" "$train_app" "${train_args[@]}" </dev/null >"$ref" 2>&1; then
+		note "the uninterrupted run failed:"
+		tail -n 8 "$ref" | show
+		return 1
+	fi
+	grep '^RESULT ' "$ref" >"$exp"
+	first=$(train_field "$ref" loss_first)
+	last=$(train_field "$ref" loss_last)
+	ms=$(train_field "$ref" step_ms_median)
+	note "uninterrupted: $(e2e_since "$d") s, $(cat "$exp"), loss $first -> $last over $steps steps, step $ms ms (median)"
+	if ! grep -qE '^RESULT OK [0-9a-f]{16}$' "$exp" ||
+	   ! awk -v a="$first" -v b="$last" 'BEGIN { exit !(b < a) }'; then
+		note "no RESULT OK, or the loss did not decrease"
+		return 1
+	fi
+	# --- three checkpoints of one run
+	s1=$((steps / 4)) s2=$((steps / 2)) s3=$((steps * 3 / 4))
+	[ "$s1" -ge 1 ] || s1=1
+	pid=$(start_exe train "$train_app" "${train_args[@]}") || return 1
+	train_mid=0 train_dump_s=
+	train_dump train "$pid" "$work/img-train1" "$s1" --leave-running ||
+		{ e2e_kill "$pid"; return 1; }
+	train_dump train "$pid" "$work/img-train2" "$s2" ||
+		{ e2e_kill "$pid"; return 1; }
+	restore_from train "$work/img-train2" || {
+		e2e_criu_errors "$work/img-train2/restore.log" 10 | show; return 1; }
+	restore_s=$E2E_RESTORE_S
+	kill -CONT "$pid"
+	train_dump train "$pid" "$work/img-train3" "$s3" ||
+		{ e2e_kill "$pid"; return 1; }
+	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
+	note "GPUs now: $(e2e_gpus)"
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	if restore_from train "$work/img-train3"; then
+		restore_s="$restore_s $E2E_RESTORE_S"
+		kill -CONT "$pid"
+		finish train "$pid" "$exp" || rc=1
+	else
+		e2e_criu_errors "$work/img-train3/restore.log" 10 | show
+		rc=1
+	fi
+	note "step times (ms), uninterrupted: $(awk '$1 == "step" && $3 == "end" { printf " %s", $7 }' "$ref")"
+	note "step times (ms), checkpointed: $(awk '$1 == "step" && $3 == "end" { printf " %s", $7 }' "$work/train.log")"
+	note "checkpoints (s):$train_dump_s; restores (s): $restore_s (same node, other node); one step: $ms ms"
+	note "$train_mid of 3 dumps caught the job inside a step"
+	[ "$train_mid" -ge 1 ] || { note "no dump inside a step"; rc=1; }
+	e2e_load 0 2 || { note "reload with seed=0 failed"; rc=1; }
+	return $rc
 }
 
 # ---- main ----
@@ -1691,6 +1837,7 @@ else
 	run_test hip t_hip
 	run_test hip-other-node t_hip_other_node
 	back_to_seed0
+	run_test train t_train
 
 	# Every process is gone: the driver must hold nothing any more.
 	counters=/sys/kernel/debug/kfdsim/counters
