@@ -855,22 +855,29 @@ static int fpcmp(struct gfx9_disp *d, struct gfx9_wave *w,
 	enum gfx9_kind kind = wide ? GFX9_F64 : GFX9_B32;
 	struct gfx9_src s0, s1;
 	u64 exec = gfx9_exec(w), res = 0;
+	struct sf_env env;
 	double x, y;
 	unsigned int l;
 
 	if (v->omod || v->clamp)
 		return -EINVAL;
+	/* Compares see subnormal inputs as MODE.FP_DENORM has them. */
+	fp_env(w->mode, !wide, &env);
 	gfx9_vsrc(d, w, in, v->src[0], kind, &s0);
 	gfx9_vsrc(d, w, in, v->src[1], kind, &s1);
 	for (l = 0; l < GFX9_LANES; l++) {
 		if (!(exec & BIT_ULL(l)))
 			continue;
 		if (wide) {
-			x = f64(f64_mods(gfx9_lane64(&s0, l), v, 0));
-			y = f64(f64_mods(gfx9_lane64(&s1, l), v, 1));
+			x = f64(f64_flush(f64_mods(gfx9_lane64(&s0, l), v, 0),
+					  env.flush_in));
+			y = f64(f64_flush(f64_mods(gfx9_lane64(&s1, l), v, 1),
+					  env.flush_in));
 		} else {
-			x = f32(f32_mods(gfx9_lane32(&s0, l), v, 0));
-			y = f32(f32_mods(gfx9_lane32(&s1, l), v, 1));
+			x = f32(f32_flush(f32_mods(gfx9_lane32(&s0, l), v, 0),
+					  env.flush_in));
+			y = f32(f32_flush(f32_mods(gfx9_lane32(&s1, l), v, 1),
+					  env.flush_in));
 		}
 		if (fp_cmp(op & 0xf, x, y))
 			res |= BIT_ULL(l);
