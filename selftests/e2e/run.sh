@@ -1612,6 +1612,8 @@ t_hip_other_node() {
 	restore_from hip2 "$dir" || {
 		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
 	hip_finish hip2 0
+}
+
 # ---- train: a HIP training job checkpointed three times (train_app.hip) ----
 
 train_app=$E2E_BIN/train_app
