@@ -44,13 +44,16 @@ static u32 sdwa_sel(u32 x, unsigned int sel, bool sext)
 
 static u32 sdwa_dst(u32 res, u32 old, unsigned int sel, unsigned int unused)
 {
-	unsigned int sh = sel < 4 ? 8 * sel : 16 * (sel - 4);
-	unsigned int width = sel < 4 ? 8 : 16;
-	u32 field = (BIT(width) - 1) << sh;
-	u32 v = (res << sh) & field;
+	unsigned int sh, width;
+	u32 field, v;
 
+	/* First: a dword's shift of 32 would be undefined below. */
 	if (sel == SDWA_DWORD)
 		return res;
+	sh = sel < 4 ? 8 * sel : 16 * (sel - 4);
+	width = sel < 4 ? 8 : 16;
+	field = (BIT(width) - 1) << sh;
+	v = (res << sh) & field;
 	if (unused == 1 && (res & BIT(width - 1)) && sh + width < 32)
 		v |= ~0u << (sh + width);
 	else if (unused == 2)
