@@ -314,7 +314,7 @@ TEST_F(cwsr, wave_state_errors)
  * registers, the control stack lists them; a register changed in the save
  * area is what the resumed wave uses.
  */
-TEST_F(cwsr, preempted_waves_saved_and_resumed)
+TEST_F_TIMEOUT(cwsr, preempted_waves_saved_and_resumed, 300)
 {
 	const uint32_t items = 100, n = 1000000;
 	struct kfd_ioctl_get_queue_wave_state_args w;
@@ -367,7 +367,7 @@ TEST_F(cwsr, preempted_waves_saved_and_resumed)
 }
 
 /* An eviction (as CRIU's pause does) saves the waves the same way. */
-TEST_F(cwsr, evicted_waves_saved_and_resumed)
+TEST_F_TIMEOUT(cwsr, evicted_waves_saved_and_resumed, 300)
 {
 	const uint32_t items = 128, n = 1000000;
 	struct kfd_ioctl_get_queue_wave_state_args w;
