@@ -1348,7 +1348,13 @@ TEST_F_TIMEOUT(pre, update_queue_hammering_does_not_stall_cp, 600)
 	       (unsigned long)alone, (unsigned long)hammered, HAMMER_PROCS,
 	       (unsigned long)updates);
 	EXPECT_GT(updates, 100) TH_LOG("the attacker did not hammer");
-	bound = (5 + kt_timeout_scale()) * alone;
+	/*
+	 * Three busy hammering processes share the guest's two CPUs with the
+	 * CP thread, so the victim's loop gets about half a CPU whatever the
+	 * CP does (7.6x its time alone was seen on a quiet host); the stall
+	 * this guards against (about 100 ms per 2 ms turn) is 50x.
+	 */
+	bound = (10 + kt_timeout_scale()) * alone;
 	EXPECT_LT(hammered, bound) TH_LOG("bound %lu ms", (unsigned long)bound);
 	ASSERT_EQ(0, kg_queue_free(&q));
 	ASSERT_EQ(0, kg_bo_free(&self->rt, &buf));
