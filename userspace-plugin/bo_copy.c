@@ -352,7 +352,7 @@ int kp_copy_image_io(struct kp_copy_job *j, int img,
 }
 
 /* Tell the exporter the CPU is about to access, or is done with, the BO. */
-static int kp_dmabuf_sync(const struct kp_copy_job *j, int fd, bool start)
+int kp_dmabuf_sync(const struct kp_copy_job *j, int fd, bool start)
 {
 	struct dma_buf_sync sync = {
 		.flags = (start ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) |

@@ -106,6 +106,7 @@ struct kp_copy_job {
 	enum kp_copy_mode mode;
 	uint32_t render_minor;	/* the GPU's render node here (SDMA) */
 	bool cpu_scan;		/* save: never classify chunks on the GPU */
+	bool gpu_scan;		/* save: on the GPU even where it is slower */
 	/*
 	 * Load a slice of the image (parallel restore): the image holds
 	 * @slice_total bytes of contents and this job's BOs start
@@ -186,6 +187,12 @@ int kp_copy_image_io(struct kp_copy_job *j, int img,
  */
 void kp_chunk_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
 		       uint64_t c, size_t clen, bool zero, uint64_t h);
+
+/*
+ * DMA_BUF_IOCTL_SYNC of @fd: the CPU starts (@start) or ends reading
+ * (save) or writing (load) it. Nothing for j->no_sync. 0 or -errno.
+ */
+int kp_dmabuf_sync(const struct kp_copy_job *j, int fd, bool start);
 
 /*
  * Run the jobs, one thread each, with at most @max_buffer bytes mapped

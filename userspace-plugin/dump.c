@@ -420,6 +420,7 @@ static int kp_ckpt_contents(struct kp_ckpt *c)
 		j->chunk = c->chunk;
 		j->sum_kind = c->sum_kind;
 		j->cpu_scan = kp_config.scan_mode == KP_SCAN_CPU;
+		j->gpu_scan = kp_config.scan_mode == KP_SCAN_GPU;
 		kp_name_pages(j->image, c->id, j->gpu_id);
 		j->bos = &cbos[k];
 		for (i = 0; i < nb; i++) {

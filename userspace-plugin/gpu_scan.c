@@ -22,8 +22,48 @@ enum kp_scan_mode kp_scan_mode_from_env(void)
 		return KP_SCAN_AUTO;
 	if (!strcasecmp(s, "cpu"))
 		return KP_SCAN_CPU;
-	kp_warn("KFD_BO_SCAN=\"%s\" is not auto or cpu; using auto", s);
+	if (!strcasecmp(s, "gpu"))
+		return KP_SCAN_GPU;
+	kp_warn("KFD_BO_SCAN=\"%s\" is not auto, cpu or gpu; using auto", s);
 	return KP_SCAN_AUTO;
+}
+
+unsigned int kp_scan_dispatch_ms(void)
+{
+	const char *s = getenv("KFD_BO_SCAN_MS");
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s)
+		return KP_SCAN_DISPATCH_MS;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || !v || v > 600000) {
+		kp_warn("KFD_BO_SCAN_MS=\"%s\" is not a number of ms from 1 to 600000; using %u",
+			s, KP_SCAN_DISPATCH_MS);
+		return KP_SCAN_DISPATCH_MS;
+	}
+	return (unsigned int)v;
+}
+
+uint64_t kp_scan_step(uint64_t bps, unsigned int ms, uint32_t chunk,
+		      uint64_t window)
+{
+	uint64_t step;
+
+	/* bps * ms / 1000 without overflow for any rate below 2^54. */
+	step = bps / 1000 * ms + bps % 1000 * ms / 1000;
+	step = step / chunk * chunk;
+	if (step < chunk)
+		step = chunk;
+	return step < window ? step : window;
+}
+
+uint64_t kp_rate(uint64_t bytes, uint64_t ns)
+{
+	if (!ns)
+		ns = 1;
+	return (uint64_t)((unsigned __int128)bytes * 1000000000U / ns);
 }
 
 /* SET_SH_REG of @n registers from @reg, values @v. */

@@ -61,12 +61,34 @@ extern const uint32_t kp_scan_xxh64_off, kp_scan_fold64_off,
 	kp_scan_zero_off;
 
 enum kp_scan_mode {
-	KP_SCAN_AUTO,		/* on the GPU when it can, else the CPU */
+	KP_SCAN_AUTO,		/* on the GPU where it is faster, else the CPU */
 	KP_SCAN_CPU,		/* always the CPU */
+	KP_SCAN_GPU,		/* on the GPU whenever it works (tests, bench) */
 };
 
-/* KFD_BO_SCAN=auto|cpu; auto (also, with a warning, when invalid). */
+/* KFD_BO_SCAN=auto|cpu|gpu; auto (also, with a warning, when invalid). */
 enum kp_scan_mode kp_scan_mode_from_env(void);
+
+/*
+ * How long one scan dispatch may run, in ms: KFD_BO_SCAN_MS, default
+ * KP_SCAN_DISPATCH_MS. A window is cut into dispatches of the bytes the
+ * GPU scanned in that time when it was measured (kp_scan_step()), so
+ * that a slow GPU never runs into the job timeout (amdgpu's
+ * lockup_timeout, 10 s).
+ */
+#define KP_SCAN_DISPATCH_MS	1000
+unsigned int kp_scan_dispatch_ms(void);
+
+/*
+ * Bytes per dispatch for a GPU that scanned @bps bytes per second: whole
+ * chunks of @chunk bytes for @ms milliseconds, at least one chunk, at
+ * most @window.
+ */
+uint64_t kp_scan_step(uint64_t bps, unsigned int ms, uint32_t chunk,
+		      uint64_t window);
+
+/* Bytes per second of @bytes in @ns nanoseconds (0 ns: as if 1). */
+uint64_t kp_rate(uint64_t bytes, uint64_t ns);
 
 /*
  * Write the code and the kernarg into the scan buffer @head (its CPU

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -50,7 +51,11 @@ struct kp_sdma {
 	uint8_t *scan_cpu;
 	uint64_t scan_out;		/* offset of the results */
 	uint64_t scan_chunks;		/* chunks classified there */
+	uint64_t scan_step;		/* bytes per dispatch (its time bound) */
 	bool scan_zero;			/* only the zero test: no parent */
+	/* Or on the CPU, reading the BO through its dma-buf mapping. */
+	bool map_scan;
+	uint64_t map_chunks;		/* chunks classified that way */
 	uint64_t copied;		/* bytes SDMA moved */
 	bool engine;			/* the failure was SDMA's */
 	char *why;
@@ -197,9 +202,12 @@ static uint64_t kp_sdma_ib_dwords(uint64_t window)
 	return packets * KFDSIM_SDMA_COPY_DWORDS + KP_SDMA_IB_ALIGN;
 }
 
-/* Scan @len bytes at GPU VA @src; the results land at s->scan_out. */
+/*
+ * Scan @len bytes at GPU VA @src in one dispatch; the results land
+ * @out_off bytes into s->scan_out.
+ */
 static int kp_scan_run(struct kp_sdma *s, uint64_t src, uint64_t len,
-		       amdgpu_bo_list_handle list)
+		       uint64_t out_off, amdgpu_bo_list_handle list)
 {
 	uint64_t t = kp_prof_now();
 	uint32_t ndw;
@@ -208,7 +216,7 @@ static int kp_scan_run(struct kp_sdma *s, uint64_t src, uint64_t len,
 	ndw = kp_scan_build((uint32_t *)(s->scan_cpu + KP_SCAN_HEAD),
 			    s->scan_cpu, s->scan.va, src, len, s->j->chunk,
 			    s->j->sum_kind, s->scan_zero,
-			    s->scan.va + s->scan_out);
+			    s->scan.va + s->scan_out + out_off);
 	ret = kp_ring_submit(s, AMDGPU_HW_IP_COMPUTE, s->scan.va + KP_SCAN_HEAD,
 			     ndw, list);
 	kp_prof_add(&s->j->prof, KP_PROF_SCAN, t);
@@ -234,8 +242,91 @@ static bool kp_job_has_base(const struct kp_copy_job *j)
 	return false;
 }
 
+/* MB/s (10^6 bytes) of a rate in bytes per second, for messages. */
+static double kp_mbs(uint64_t bps)
+{
+	return (double)bps / 1e6;
+}
+
 /*
- * Save with chunks: try to classify them on the GPU, so that zero and
+ * The CPU classifies the chunks (kp_map_classify()): through a mapping of
+ * each BO's dma-buf, so that only the chunks to store go through SDMA,
+ * unless KFD_BO_SCAN_MAP=0 (then SDMA copies every byte over first, and
+ * the CPU classifies the copy). A mapping the kernel refuses (amdgpu:
+ * VRAM without CPU access) falls back to that at the first window.
+ */
+static void kp_map_scan_setup(struct kp_sdma *s, const char *why)
+{
+	const char *e = getenv("KFD_BO_SCAN_MAP");
+
+	s->map_scan = !e || strcmp(e, "0");
+	kp_info("GPU %u: chunks classified on the CPU (%s), %s",
+		s->j->gpu_id, why,
+		s->map_scan ? "reading each BO through its dma-buf mapping" :
+			      "after SDMA copied every byte (KFD_BO_SCAN_MAP=0)");
+}
+
+/*
+ * The CPU's time for what the scan kernel does over @len bytes at @p
+ * (zero test; with a parent, also the sum of every chunk, as the kernel
+ * sums them all), in ns.
+ */
+static uint64_t kp_scan_cpu_ns(const struct kp_sdma *s, const uint8_t *p,
+			       uint64_t len)
+{
+	const struct kp_copy_job *j = s->j;
+	uint64_t t = kp_prof_now(), x, n, acc = 0;
+
+	for (x = 0; x < len; x += n) {
+		n = KP_MIN(len - x, (uint64_t)j->chunk);
+		acc += kp_is_zero(p + x, n);
+		if (!s->scan_zero)
+			acc += kp_chunk_sum(j->sum_kind, p + x, n);
+	}
+	/* Keep the work: the result goes nowhere else. */
+	__asm__ volatile("" : : "r"(acc));
+	return kp_prof_now() - t;
+}
+
+/*
+ * Measure the scan kernel and the CPU over the same zero bytes of the
+ * bounce buffer (the zero test's slowest case: it reads every word):
+ * from KP_SCAN_CAL_MIN bytes up, four times more until a dispatch takes
+ * KP_SCAN_CAL_NS (so that submission overhead does not hide a fast GPU)
+ * or the bounce buffer is used up. Rates in bytes per second.
+ */
+#define KP_SCAN_CAL_MIN		(256ULL << 10)
+#define KP_SCAN_CAL_NS		(20ULL * 1000 * 1000)
+
+static int kp_scan_calibrate(struct kp_sdma *s, uint64_t *gpu_bps,
+			     uint64_t *cpu_bps, uint64_t *bytes)
+{
+	uint64_t most = s->bounce_size / 8 * 8, len = KP_SCAN_CAL_MIN, t, ns;
+	uint64_t results = (s->scan.size - s->scan_out) / KP_SCAN_PAIR *
+			   s->j->chunk;
+	int ret;
+
+	most = KP_MIN(most, results);
+	memset(s->bounce_mem, 0, most);
+	for (;;) {
+		len = KP_MIN(len, most);
+		t = kp_prof_now();
+		ret = kp_scan_run(s, s->bounce.va, len, 0, NULL);
+		ns = kp_prof_now() - t;
+		if (ret)
+			return ret;
+		if (ns >= KP_SCAN_CAL_NS || len == most)
+			break;
+		len *= 4;
+	}
+	*gpu_bps = kp_rate(len, ns);
+	*cpu_bps = kp_rate(len, kp_scan_cpu_ns(s, s->bounce_mem, len));
+	*bytes = len;
+	return 0;
+}
+
+/*
+ * Save with chunks: classify them before the copy, so that zero and
  * unchanged chunks are never copied. With a parent image the kernel sums
  * every chunk (kp_scan_xxh64 or kp_scan_fold64, the image's function)
  * to compare with the parent's; a full dump has nothing to compare with,
@@ -243,16 +334,26 @@ static bool kp_job_has_base(const struct kp_copy_job *j)
  * again, so the kernel only tells zero chunks apart, reading a chunk with
  * data no further than its first non-zero word (kp_scan_zero),
  * and the CPU sums the chunks as they pass through the bounce buffer. A
- * page of a known pattern must give the CPU's answer first; if anything
- * fails, the CPU classifies (this is not an SDMA failure).
+ * page of a known pattern must give the CPU's answer first.
+ *
+ * KFD_BO_SCAN=auto uses the GPU only where it is faster than the CPU: the
+ * kernel and the CPU are timed over the same bytes (kp_scan_calibrate();
+ * on AMD hardware the GPU wins by far, on kfdsim's interpreter the CPU
+ * does). KFD_BO_SCAN=gpu takes the GPU whenever it works. Either way a
+ * window is scanned in dispatches of at most KFD_BO_SCAN_MS worth of
+ * bytes at the measured rate. If the GPU loses or anything fails, the CPU
+ * classifies (this is not an SDMA failure).
  */
 static void kp_scan_setup(struct kp_sdma *s)
 {
 	struct kp_copy_job *j = s->j;
 	struct amdgpu_bo_alloc_request req = { 0 };
 	uint64_t page = kp_page_size(), size, *pairs;
+	uint64_t gpu_bps, cpu_bps, cal;
 	uint8_t *bounce = s->bounce_mem;
 	const char *no = NULL;
+	unsigned int ms;
+	char slower[160];
 	amdgpu_bo_handle bo;
 	void *cpu;
 	uint64_t i;
@@ -260,17 +361,16 @@ static void kp_scan_setup(struct kp_sdma *s)
 
 	if (j->dir != KP_COPY_SAVE || !j->chunk)
 		return;
+	s->scan_zero = !kp_job_has_base(j);
 	if (j->cpu_scan)
 		no = "KFD_BO_SCAN=cpu";
 	else if (j->chunk > KP_SCAN_MAX_CHUNK || j->chunk % 8)
 		no = "the chunk size is not one the GPU kernel takes";
 	if (no) {
-		kp_info("GPU %u: chunks classified on the CPU: %s",
-			j->gpu_id, no);
+		kp_map_scan_setup(s, no);
 		return;
 	}
 
-	s->scan_zero = !kp_job_has_base(j);
 	s->scan_out = page;
 	size = page + kp_round_up(j->window / j->chunk * KP_SCAN_PAIR, page);
 	req.alloc_size = size;
@@ -295,7 +395,7 @@ static void kp_scan_setup(struct kp_sdma *s)
 
 	for (i = 0; i < page; i++)
 		bounce[i] = (uint8_t)(i * 131 + 7);
-	ret = kp_scan_run(s, s->bounce.va, page, NULL);
+	ret = kp_scan_run(s, s->bounce.va, page, 0, NULL);
 	pairs = (uint64_t *)(s->scan_cpu + s->scan_out);
 	if (!ret && (pairs[0] != (s->scan_zero ? 0 :
 				  kp_chunk_sum(j->sum_kind, bounce, page)) ||
@@ -307,21 +407,36 @@ static void kp_scan_setup(struct kp_sdma *s)
 				   s->scan_zero ? 0 :
 				   kp_chunk_sum(j->sum_kind, bounce, page));
 	memset(bounce, 0, page);
+	if (!ret)
+		ret = kp_scan_calibrate(s, &gpu_bps, &cpu_bps, &cal);
 	if (ret)
 		goto fail;
-	kp_info("GPU %u: chunks classified on the GPU (gfx906 kernel %s on the compute ring of renderD%u)",
+	ms = kp_scan_dispatch_ms();
+	s->scan_step = kp_scan_step(gpu_bps, ms, j->chunk, j->window);
+	if (!j->gpu_scan && gpu_bps <= cpu_bps) {
+		snprintf(slower, sizeof(slower),
+			 "KFD_BO_SCAN=auto: the GPU scan is slower, GPU %.1f MB/s, CPU %.1f MB/s over %" PRIu64 " KiB",
+			 kp_mbs(gpu_bps), kp_mbs(cpu_bps), cal >> 10);
+		kp_scan_teardown(s);
+		kp_map_scan_setup(s, slower);
+		return;
+	}
+	kp_info("GPU %u: chunks classified on the GPU (gfx906 kernel %s on the compute ring of renderD%u; %s: GPU %.1f MB/s, CPU %.1f MB/s over %" PRIu64 " KiB; dispatches of at most %" PRIu64 " KiB, %u ms at that rate)",
 		j->gpu_id,
 		s->scan_zero ? "kp_scan_zero, a full dump" :
 		j->sum_kind == KP_SUM_XXH64 ? "kp_scan_xxh64" :
 					      "kp_scan_fold64",
-		j->render_minor);
+		j->render_minor,
+		j->gpu_scan ? "KFD_BO_SCAN=gpu" : "KFD_BO_SCAN=auto, faster",
+		kp_mbs(gpu_bps), kp_mbs(cpu_bps), cal >> 10,
+		s->scan_step >> 10, ms);
 	return;
 fail:
-	kp_info("GPU %u: chunks classified on the CPU: the GPU scan failed: %s",
-		j->gpu_id, s->why);
+	kp_info("GPU %u: the GPU scan failed: %s", j->gpu_id, s->why);
 	kp_scan_teardown(s);
 	s->engine = false;
 	s->why[0] = 0;
+	kp_map_scan_setup(s, "the GPU scan failed");
 }
 
 /*
@@ -481,21 +596,24 @@ static void kp_sdma_end(void *ctx, const struct kp_copy_bo *bo)
 }
 
 /*
- * save, chunks classified on the GPU: scan the window there, then copy
- * only the runs of chunks to store, each with one SDMA copy.
+ * Chunks [@c0, @c0 + @n) of @bo (the window at @off, @len bytes) on the
+ * GPU: dispatches of at most s->scan_step bytes, each well inside the
+ * job timeout at the rate measured, then the results checked.
  */
-static int kp_sdma_save_scanned(struct kp_sdma *s, int img,
-				struct kp_copy_bo *bo, uint64_t off,
-				size_t len, struct kp_sum *sum)
+static int kp_scan_window(struct kp_sdma *s, struct kp_copy_bo *bo,
+			  uint64_t off, size_t len, uint64_t c0, uint64_t n)
 {
 	struct kp_copy_job *j = s->j;
-	uint64_t c0 = off / j->chunk, n = (len + j->chunk - 1) / j->chunk;
-	uint64_t gpu = s->data.va + off, c, run, start, end;
+	uint64_t x, step;
 	int ret;
 
-	ret = kp_scan_run(s, gpu, len, s->list);
-	if (ret)
-		return ret;
+	for (x = 0; x < len; x += step) {
+		step = KP_MIN(s->scan_step, (uint64_t)len - x);
+		ret = kp_scan_run(s, s->data.va + off + x, step,
+				  x / j->chunk * KP_SCAN_PAIR, s->list);
+		if (ret)
+			return ret;
+	}
 	ret = kp_scan_classify(j, bo, c0, n,
 			       (const uint64_t *)(s->scan_cpu + s->scan_out),
 			       s->scan_zero, s->why, s->why_len);
@@ -503,6 +621,82 @@ static int kp_sdma_save_scanned(struct kp_sdma *s, int img,
 		s->engine = true;
 		return ret;
 	}
+	s->scan_chunks += n;
+	return 0;
+}
+
+/*
+ * The same on the CPU, through a read-only mapping of the window of the
+ * BO's dma-buf: the zero test (a chunk with data is read no further than
+ * its first non-zero word), and with a parent the sum of each chunk that
+ * is not zero. 1 if the kernel refuses the mapping (the caller copies
+ * the window over by SDMA and classifies the copy), else 0 or -errno.
+ */
+static int kp_map_classify(struct kp_sdma *s, struct kp_copy_bo *bo,
+			   uint64_t off, size_t len, uint64_t c0, uint64_t n)
+{
+	struct kp_copy_job *j = s->j;
+	uint64_t t = kp_prof_now(), c, h;
+	size_t clen;
+	uint8_t *p;
+	bool zero;
+	int ret;
+
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, bo->dmabuf_fd, (off_t)off);
+	if (p == MAP_FAILED) {
+		kp_info("GPU %u: BO 0x%" PRIx64 ": no CPU mapping of its dma-buf (%s): SDMA copies every byte to classify the chunks",
+			j->gpu_id, bo->addr, strerror(errno));
+		s->map_scan = false;
+		return 1;
+	}
+	ret = kp_dmabuf_sync(j, bo->dmabuf_fd, true);
+	if (ret) {
+		kp_err("BO 0x%" PRIx64 " (GPU %u): DMA_BUF_IOCTL_SYNC: %s",
+		       bo->addr, j->gpu_id, strerror(-ret));
+		goto out;
+	}
+	t = kp_prof_add(&j->prof, KP_PROF_MAP, t);
+	for (c = c0; c < c0 + n; c++) {
+		clen = kp_chunk_len(bo->size, j->chunk, c);
+		zero = kp_is_zero(p + (c - c0) * j->chunk, clen);
+		h = zero || s->scan_zero ? 0 :
+		    kp_chunk_sum(j->sum_kind, p + (c - c0) * j->chunk, clen);
+		kp_chunk_classify(j, bo, c, clen, zero, h);
+		/* A full dump: the CPU sums DATA chunks in the bounce buffer. */
+		if (s->scan_zero && !zero)
+			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
+	}
+	t = kp_prof_add(&j->prof, KP_PROF_SUM, t);
+	ret = kp_dmabuf_sync(j, bo->dmabuf_fd, false);
+	if (ret)
+		kp_err("BO 0x%" PRIx64 " (GPU %u): DMA_BUF_IOCTL_SYNC end: %s",
+		       bo->addr, j->gpu_id, strerror(-ret));
+out:
+	munmap(p, len);
+	kp_prof_add(&j->prof, KP_PROF_MAP, t);
+	if (!ret)
+		s->map_chunks += n;
+	return ret;
+}
+
+/*
+ * save, chunks classified first (on the GPU, or on the CPU through the
+ * mapping): then copy only the runs of chunks to store, each with one
+ * SDMA copy. 1: not classified (no mapping), copy everything.
+ */
+static int kp_sdma_save_classified(struct kp_sdma *s, int img,
+				   struct kp_copy_bo *bo, uint64_t off,
+				   size_t len, struct kp_sum *sum)
+{
+	struct kp_copy_job *j = s->j;
+	uint64_t c0 = off / j->chunk, n = (len + j->chunk - 1) / j->chunk;
+	uint64_t gpu = s->data.va + off, c, run, start, end;
+	int ret;
+
+	ret = s->scan_cpu ? kp_scan_window(s, bo, off, len, c0, n) :
+			    kp_map_classify(s, bo, off, len, c0, n);
+	if (ret)
+		return ret;
 	for (c = 0; c < n; c = run) {
 		run = c + 1;
 		if (bo->kinds[c0 + c] != KFD_CHUNK__KFD_CHUNK_DATA)
@@ -517,7 +711,6 @@ static int kp_sdma_save_scanned(struct kp_sdma *s, int img,
 		if (ret)
 			return ret;
 	}
-	s->scan_chunks += n;
 	bo->scanned = true;
 	bo->scan_zero = s->scan_zero;
 	ret = kp_copy_image_io(j, img, bo, off, s->bounce_mem, len, sum);
@@ -533,8 +726,11 @@ static int kp_sdma_window(void *ctx, int img, struct kp_copy_bo *bo,
 	uint64_t gpu = s->data.va + off;
 	int ret;
 
-	if (s->j->dir == KP_COPY_SAVE && s->scan_cpu)
-		return kp_sdma_save_scanned(s, img, bo, off, len, sum);
+	if (s->j->dir == KP_COPY_SAVE && (s->scan_cpu || s->map_scan)) {
+		ret = kp_sdma_save_classified(s, img, bo, off, len, sum);
+		if (ret <= 0)
+			return ret;
+	}
 	if (s->j->dir == KP_COPY_SAVE) {
 		ret = kp_sdma_copy(s, s->bounce.va, gpu, len);
 		if (ret)
@@ -569,8 +765,8 @@ int kp_sdma_run_job(struct kp_copy_job *j, bool *engine, char *why,
 		ret = kp_copy_walk(j, &kp_sdma_ops, &s);
 	}
 	if (!ret)
-		kp_info("GPU %u: SDMA moved %" PRIu64 " bytes; %" PRIu64 " chunks classified on the GPU",
-			j->gpu_id, s.copied, s.scan_chunks);
+		kp_info("GPU %u: SDMA moved %" PRIu64 " bytes; %" PRIu64 " chunks classified on the GPU, %" PRIu64 " on the CPU through the dma-buf mapping",
+			j->gpu_id, s.copied, s.scan_chunks, s.map_chunks);
 	kp_sdma_teardown(&s);
 	*engine = s.engine;
 	return ret;

@@ -1815,6 +1815,49 @@ static uint32_t scan_reg(const uint32_t *ib, uint32_t n, uint32_t reg,
 	return val;
 }
 
+/* KFD_BO_SCAN, KFD_BO_SCAN_MS and how a window is cut into dispatches. */
+static void test_scan_step(void)
+{
+	const uint32_t ch = 64 << 10;
+
+	unsetenv("KFD_BO_SCAN");
+	CHECK(kp_scan_mode_from_env() == KP_SCAN_AUTO);
+	setenv("KFD_BO_SCAN", "GPU", 1);
+	CHECK(kp_scan_mode_from_env() == KP_SCAN_GPU);
+	setenv("KFD_BO_SCAN", "cpu", 1);
+	CHECK(kp_scan_mode_from_env() == KP_SCAN_CPU);
+	setenv("KFD_BO_SCAN", "fast", 1);
+	CHECK(kp_scan_mode_from_env() == KP_SCAN_AUTO);
+	unsetenv("KFD_BO_SCAN");
+
+	unsetenv("KFD_BO_SCAN_MS");
+	CHECK(kp_scan_dispatch_ms() == KP_SCAN_DISPATCH_MS);
+	setenv("KFD_BO_SCAN_MS", "250", 1);
+	CHECK(kp_scan_dispatch_ms() == 250);
+	setenv("KFD_BO_SCAN_MS", "0", 1);
+	CHECK(kp_scan_dispatch_ms() == KP_SCAN_DISPATCH_MS);
+	setenv("KFD_BO_SCAN_MS", "12x", 1);
+	CHECK(kp_scan_dispatch_ms() == KP_SCAN_DISPATCH_MS);
+	unsetenv("KFD_BO_SCAN_MS");
+
+	/* 11 MB/s (kfdsim's interpreter), 1 s: 167 chunks of 64 KiB. */
+	CHECK(kp_scan_step(11000000, 1000, ch, 64ULL << 20) == 167ULL * ch);
+	/* 250 ms of the same: 41 chunks (10.99 MB / 4 = 2.75 MB). */
+	CHECK(kp_scan_step(11000000, 250, ch, 64ULL << 20) == 41ULL * ch);
+	/* Slower than a chunk per dispatch: still one chunk. */
+	CHECK(kp_scan_step(1000, 1000, ch, 64ULL << 20) == ch);
+	/* A real GPU (500 GB/s): the whole window in one dispatch. */
+	CHECK(kp_scan_step(500000000000ULL, 1000, ch, 64ULL << 20) ==
+	      64ULL << 20);
+	/* No overflow near the top of the rates. */
+	CHECK(kp_scan_step(1ULL << 53, 600000, ch, 1ULL << 40) == 1ULL << 40);
+
+	CHECK(kp_rate(1 << 20, 1000000000ULL) == 1 << 20);
+	CHECK(kp_rate(1 << 20, 0) == (1ULL << 20) * 1000000000ULL);
+	CHECK(kp_rate(1ULL << 40, 1000000000ULL) == 1ULL << 40);
+	CHECK(kp_rate(3000000, 250000000ULL) == 12000000);
+}
+
 static void test_scan_build(void)
 {
 	static uint8_t head[KP_SCAN_HEAD] __attribute__((aligned(8)));
@@ -2050,6 +2093,7 @@ int main(void)
 		tmpdir[n] = 0;
 	}
 	test_chunked_slices();
+	test_scan_step();
 	test_scan_build();
 	test_scan_classify();
 
