@@ -63,7 +63,7 @@ uint64_t kp_rate(uint64_t bytes, uint64_t ns)
 {
 	if (!ns)
 		ns = 1;
-	return (uint64_t)((unsigned __int128)bytes * 1000000000U / ns);
+	return (uint64_t)((__uint128_t)bytes * 1000000000U / ns);
 }
 
 /* SET_SH_REG of @n registers from @reg, values @v. */

@@ -307,9 +307,10 @@ static int kp_scan_calibrate(struct kp_sdma *s, uint64_t *gpu_bps,
 	int ret;
 
 	most = KP_MIN(most, results);
-	memset(s->bounce_mem, 0, most);
 	for (;;) {
 		len = KP_MIN(len, most);
+		/* Zeros (and pages the CPU's pass below does not fault in). */
+		memset(s->bounce_mem, 0, len);
 		t = kp_prof_now();
 		ret = kp_scan_run(s, s->bounce.va, len, 0, NULL);
 		ns = kp_prof_now() - t;

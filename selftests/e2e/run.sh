@@ -79,7 +79,10 @@
 #   sparse       gpu_app --hold with 10% of its 64 KiB blocks written: the
 #                plugin stores at most 15% of the VRAM bytes (its log and
 #                the pages images agree), every GPU classified its chunks
-#                on the GPU and SDMA moved exactly the stored bytes
+#                on the GPU (KFD_BO_SCAN=gpu: the gfx906 scan kernel, which
+#                auto leaves to the CPU on kfdsim's interpreter; also in
+#                incremental and inc-predump) and SDMA moved exactly the
+#                stored bytes
 #                (debugfs cs_sdma; also for incremental dumps 2 and 3),
 #                kfd-inspect --verify passes, and the restore gives back
 #                every word, zeros included
@@ -98,6 +101,20 @@
 #   inc-damaged  the chain with its first pages image cut short, then with
 #                its first kfd image removed: the restore of the third
 #                dump fails with the plugin's message and leaves no process
+#   scan-auto    the sparse dump with KFD_BO_SCAN=auto (the default): on
+#                kfdsim the plugin measures the GPU scan slower than the
+#                CPU, says so with both rates, and classifies on the CPU
+#                through the dma-buf mapping: SDMA still moves only the
+#                stored bytes; then a second dump compared with it (the
+#                CPU sums every chunk); both restore exactly (kfdsim-only:
+#                on an AMD GPU auto picks the GPU)
+#   scan-slow    KFD_BO_SCAN=gpu with the render node's job timeout
+#                lowered to 1 s (kfdsim's lockup_timeout parameter, as
+#                amdgpu's) and KFD_BO_SCAN_MS=150: the plugin cuts each
+#                16 MiB window into dispatches sized by the rate it
+#                measured (a single dispatch takes longer than 1 s on
+#                the interpreter), the dump and an incremental one succeed
+#                with every chunk classified on the GPU (kfdsim-only)
 #   cycles       exactly three dump/restore cycles of one run
 #   tree         a parent and a child process, each with its own /dev/kfd
 #   kill-dump    criu dump SIGKILLed once the plugin paused the queues:
@@ -970,6 +987,7 @@ inspect_ok() {
 
 t_sparse() {
 	local pid dir=$work/img-sparse exp=$work/sparse.exp rc=0 before
+	local -x KFD_BO_SCAN=gpu
 	need_kfd_plugin "sparse images are kfd_plugin's" || return 2
 	hold_expected 0 >"$exp"
 	pid=$(start_app sparse "${sparse_args[@]}") || return 1
@@ -1002,6 +1020,7 @@ compared() {
 inc_pid=
 t_incremental() {
 	local pid k dir rc=0 opts before
+	local -x KFD_BO_SCAN=gpu
 	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
 	rm -rf "$work"/inc[123]
 	pid=$(start_app inc "${sparse_args[@]}") || return 1
@@ -1087,6 +1106,7 @@ phase() {
 
 t_inc_predump() {
 	local pid rc=0 p=$work/pre
+	local -x KFD_BO_SCAN=gpu
 	need_kfd_plugin "incremental images are kfd_plugin's" || return 2
 	rm -rf "$p"
 	mkdir -p "$p"
@@ -1152,6 +1172,97 @@ t_inc_damaged() {
 	damaged_restore "a missing parent" \
 		'kfd_plugin: error: image kfd-[0-9]+\.img is incremental, but its parent image parent/parent/kfd-[0-9]+\.img is missing|kfd_plugin: error: image parent/kfd-[0-9]+\.img is incremental, but its parent image parent/parent/kfd-[0-9]+\.img is missing' || rc=1
 	return $rc
+}
+
+# map_scan_ok NAME DIR BEFORE: every GPU of DIR's dump measured the GPU
+# scan slower than the CPU (KFD_BO_SCAN=auto, with both rates), classified
+# the chunks on the CPU through the dma-buf mapping, and SDMA moved
+# exactly the stored bytes (debugfs cs_sdma).
+map_scan_ok() {
+	local name=$1 dir=$2 before=$3 after p jobs slower map
+	after=$(cs_copied)
+	p=$(pages_bytes "$dir")
+	jobs=$(grep -c 'kfd_plugin: GPU [0-9]*: saving BO contents via sdma' "$dir/dump.log")
+	slower=$(grep -c 'kfd_plugin: GPU [0-9]*: chunks classified on the CPU (KFD_BO_SCAN=auto: the GPU scan is slower, GPU [0-9.]* MB/s, CPU [0-9.]* MB/s over [0-9]* KiB), reading each BO through its dma-buf mapping' "$dir/dump.log")
+	map=$(grep -c 'kfd_plugin: GPU [0-9]*: SDMA moved [0-9]* bytes; 0 chunks classified on the GPU, [1-9][0-9]* on the CPU through the dma-buf mapping' "$dir/dump.log")
+	grep -h 'kfd_plugin: GPU [0-9]*: \(chunks classified\|SDMA moved\)' "$dir/dump.log" | show
+	note "SCAN $name: SDMA moved $((after - before)) bytes, the pages images hold $p"
+	[ "$jobs" -gt 0 ] && [ "$slower" -eq "$jobs" ] && [ "$map" -eq "$jobs" ] ||
+		{ note "$name: $slower and $map of $jobs GPUs chose the CPU scan through the mapping"; return 1; }
+	[ $((after - before)) -eq "$p" ] ||
+		{ note "$name: SDMA moved other bytes than the stored ones"; return 1; }
+}
+
+t_scan_auto() {
+	local pid rc=0 d=$work/sauto before
+	local -x KFD_BO_SCAN=auto KFD_BO_COPY=sdma
+	need_kfd_plugin "the chunk scan is kfd_plugin's" || return 2
+	rm -rf "$d"
+	mkdir -p "$d"
+	pid=$(start_app sauto "${sparse_args[@]}") || return 1
+	before=$(cs_copied)
+	dump_mid sauto "$pid" "$d/d1" --track-mem --leave-running ||
+		{ e2e_kill "$pid"; return 1; }
+	map_scan_ok "auto, full dump" "$d/d1" "$before" || rc=1
+	phase sauto "$pid" 1 || { e2e_kill "$pid"; return 1; }
+	before=$(cs_copied)
+	dump_mid sauto "$pid" "$d/d2" --prev-images-dir ../d1 ||
+		{ e2e_kill "$pid"; return 1; }
+	e2e_wait_exit "$pid" 10 ||
+		{ note "pid $pid still there after the last dump"; e2e_kill "$pid"; return 1; }
+	map_scan_ok "auto, incremental dump" "$d/d2" "$before" || rc=1
+	compared "$d/d2" parent/kfd- "the second dump" || rc=1
+	sizes_ok "auto, full dump (10% written)" "$d/d1" 15 || rc=1
+	sizes_ok "auto, incremental dump (5% rewritten)" "$d/d2" 10 || rc=1
+	inspect_ok sauto "$d/d2" || rc=1
+	hold_expected 1 >"$work/sauto.exp"
+	restore_from sauto "$d/d2" || {
+		e2e_criu_errors "$d/d2/restore.log" 10 | show; return 1; }
+	finish sauto "$pid" "$work/sauto.exp" && return $rc
+}
+
+t_scan_slow() {
+	local pid rc=0 d=$work/sslow before old split
+	local -x KFD_BO_SCAN=gpu KFD_BO_COPY=sdma KFD_BO_SCAN_MS=150
+	local param=/sys/module/kfdsim/parameters/lockup_timeout
+	need_kfd_plugin "the chunk scan is kfd_plugin's" || return 2
+	old=$(cat "$param" 2>/dev/null) ||
+		{ why="no lockup_timeout parameter"; return 2; }
+	rm -rf "$d"
+	mkdir -p "$d"
+	echo 1000 >"$param" || { why="cannot set lockup_timeout"; return 2; }
+	pid=$(start_app sslow "${sparse_args[@]}") || { echo "$old" >"$param"; return 1; }
+	before=$(cs_copied)
+	if ! dump_mid sslow "$pid" "$d/d1" --track-mem --leave-running; then
+		echo "$old" >"$param"
+		e2e_kill "$pid"
+		return 1
+	fi
+	scan_ok "forced GPU scan, 1 s job timeout" "$d/d1" "$before" || rc=1
+	phase sslow "$pid" 1 || { echo "$old" >"$param"; e2e_kill "$pid"; return 1; }
+	before=$(cs_copied)
+	if ! dump_mid sslow "$pid" "$d/d2" --prev-images-dir ../d1; then
+		echo "$old" >"$param"
+		e2e_kill "$pid"
+		return 1
+	fi
+	echo "$old" >"$param"
+	scan_ok "forced GPU scan (xxh64), 1 s job timeout" "$d/d2" "$before" || rc=1
+	# The 16 MiB BOs' windows were cut: dispatches below 16 MiB.
+	split=$(sed -n 's/.*kfd_plugin: GPU [0-9]*: chunks classified on the GPU (.*dispatches of at most \([0-9]*\) KiB, 150 ms.*/\1/p' \
+		"$d/d1/dump.log" "$d/d2/dump.log")
+	note "SCAN dispatch sizes (KiB): $(echo $split)"
+	[ -n "$split" ] || { note "no dispatch size logged"; rc=1; }
+	for k in $split; do
+		[ "$k" -lt 16384 ] || { note "a window went in one dispatch ($k KiB)"; rc=1; }
+	done
+	e2e_wait_exit "$pid" 10 ||
+		{ note "pid $pid still there after the last dump"; e2e_kill "$pid"; return 1; }
+	sizes_ok "forced GPU scan, incremental dump (5% rewritten)" "$d/d2" 10 || rc=1
+	hold_expected 1 >"$work/sslow.exp"
+	restore_from sslow "$d/d2" || {
+		e2e_criu_errors "$d/d2/restore.log" 10 | show; return 1; }
+	finish sslow "$pid" "$work/sslow.exp" && return $rc
 }
 
 # "fd target" lines of a process, by fd number.
@@ -1827,6 +1938,8 @@ else
 	run_test incremental t_incremental
 	run_test inc-predump t_inc_predump
 	run_test inc-damaged t_inc_damaged
+	run_test scan-auto t_scan_auto
+	run_test scan-slow t_scan_slow
 	run_test cycles t_cycles
 	run_test tree t_tree
 	run_test kill-dump t_kill_dump
