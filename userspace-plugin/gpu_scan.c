@@ -52,10 +52,13 @@ uint64_t kp_scan_step(uint64_t bps, unsigned int ms, uint32_t chunk,
 	uint64_t step;
 
 	/* bps * ms / 1000 without overflow for any rate below 2^54. */
+	uint64_t wave = (uint64_t)chunk * KP_SCAN_WG;
+
 	step = bps / 1000 * ms + bps % 1000 * ms / 1000;
-	step = step / chunk * chunk;
-	if (step < chunk)
-		step = chunk;
+	/* Whole waves: fewer chunks would not take less time. */
+	step = step / wave * wave;
+	if (step < wave)
+		step = wave;
 	return step < window ? step : window;
 }
 

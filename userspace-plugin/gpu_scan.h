@@ -81,7 +81,9 @@ unsigned int kp_scan_dispatch_ms(void);
 
 /*
  * Bytes per dispatch for a GPU that scanned @bps bytes per second: whole
- * chunks of @chunk bytes for @ms milliseconds, at least one chunk, at
+ * waves (KP_SCAN_WG chunks of @chunk bytes) for @ms milliseconds, at
+ * least one wave (a lane sums its whole chunk: a wave takes as long for
+ * one chunk as for 64, so a smaller dispatch would not be shorter), at
  * most @window.
  */
 uint64_t kp_scan_step(uint64_t bps, unsigned int ms, uint32_t chunk,

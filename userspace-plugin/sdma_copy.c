@@ -203,18 +203,19 @@ static uint64_t kp_sdma_ib_dwords(uint64_t window)
 }
 
 /*
- * Scan @len bytes at GPU VA @src in one dispatch; the results land
- * @out_off bytes into s->scan_out.
+ * Scan @len bytes at GPU VA @src in one dispatch, in chunks of @chunk
+ * bytes; the results land @out_off bytes into s->scan_out.
  */
 static int kp_scan_run(struct kp_sdma *s, uint64_t src, uint64_t len,
-		       uint64_t out_off, amdgpu_bo_list_handle list)
+		       uint32_t chunk, uint64_t out_off,
+		       amdgpu_bo_list_handle list)
 {
 	uint64_t t = kp_prof_now();
 	uint32_t ndw;
 	int ret;
 
 	ndw = kp_scan_build((uint32_t *)(s->scan_cpu + KP_SCAN_HEAD),
-			    s->scan_cpu, s->scan.va, src, len, s->j->chunk,
+			    s->scan_cpu, s->scan.va, src, len, chunk,
 			    s->j->sum_kind, s->scan_zero,
 			    s->scan.va + s->scan_out + out_off);
 	ret = kp_ring_submit(s, AMDGPU_HW_IP_COMPUTE, s->scan.va + KP_SCAN_HEAD,
@@ -293,7 +294,11 @@ static uint64_t kp_scan_cpu_ns(const struct kp_sdma *s, const uint8_t *p,
  * bounce buffer (the zero test's slowest case: it reads every word):
  * from KP_SCAN_CAL_MIN bytes up, four times more until a dispatch takes
  * KP_SCAN_CAL_NS (so that submission overhead does not hide a fast GPU)
- * or the bounce buffer is used up. Rates in bytes per second.
+ * or the bounce buffer is used up. Every dispatch fills whole waves: its
+ * chunks are len / 64 bytes up to the job's chunk size, then more waves
+ * of those (a wave takes as long for one chunk as for 64: with the 4
+ * chunks of 256 KiB at 64 KiB it would show a 16th of the rate). Rates
+ * in bytes per second.
  */
 #define KP_SCAN_CAL_MIN		(256ULL << 10)
 #define KP_SCAN_CAL_NS		(20ULL * 1000 * 1000)
@@ -301,18 +306,21 @@ static uint64_t kp_scan_cpu_ns(const struct kp_sdma *s, const uint8_t *p,
 static int kp_scan_calibrate(struct kp_sdma *s, uint64_t *gpu_bps,
 			     uint64_t *cpu_bps, uint64_t *bytes)
 {
-	uint64_t most = s->bounce_size / 8 * 8, len = KP_SCAN_CAL_MIN, t, ns;
+	const uint64_t wave = 8 * KP_SCAN_WG;
+	uint64_t most = s->bounce_size / wave * wave, len = KP_SCAN_CAL_MIN;
 	uint64_t results = (s->scan.size - s->scan_out) / KP_SCAN_PAIR *
-			   s->j->chunk;
+			   s->j->chunk, t, ns, chunk;
 	int ret;
 
 	most = KP_MIN(most, results);
 	for (;;) {
 		len = KP_MIN(len, most);
+		chunk = KP_MIN(len / KP_SCAN_WG / 8 * 8, (uint64_t)s->j->chunk);
 		/* Zeros (and pages the CPU's pass below does not fault in). */
 		memset(s->bounce_mem, 0, len);
 		t = kp_prof_now();
-		ret = kp_scan_run(s, s->bounce.va, len, 0, NULL);
+		ret = kp_scan_run(s, s->bounce.va, len, (uint32_t)chunk, 0,
+				  NULL);
 		ns = kp_prof_now() - t;
 		if (ret)
 			return ret;
@@ -396,7 +404,7 @@ static void kp_scan_setup(struct kp_sdma *s)
 
 	for (i = 0; i < page; i++)
 		bounce[i] = (uint8_t)(i * 131 + 7);
-	ret = kp_scan_run(s, s->bounce.va, page, 0, NULL);
+	ret = kp_scan_run(s, s->bounce.va, page, j->chunk, 0, NULL);
 	pairs = (uint64_t *)(s->scan_cpu + s->scan_out);
 	if (!ret && (pairs[0] != (s->scan_zero ? 0 :
 				  kp_chunk_sum(j->sum_kind, bounce, page)) ||
@@ -610,7 +618,7 @@ static int kp_scan_window(struct kp_sdma *s, struct kp_copy_bo *bo,
 
 	for (x = 0; x < len; x += step) {
 		step = KP_MIN(s->scan_step, (uint64_t)len - x);
-		ret = kp_scan_run(s, s->data.va + off + x, step,
+		ret = kp_scan_run(s, s->data.va + off + x, step, j->chunk,
 				  x / j->chunk * KP_SCAN_PAIR, s->list);
 		if (ret)
 			return ret;

@@ -110,10 +110,11 @@
 #                on an AMD GPU auto picks the GPU)
 #   scan-slow    KFD_BO_SCAN=gpu with the render node's job timeout
 #                lowered to 1 s (kfdsim's lockup_timeout parameter, as
-#                amdgpu's) and KFD_BO_SCAN_MS=150: the plugin cuts each
-#                16 MiB window into dispatches sized by the rate it
-#                measured (a single dispatch takes longer than 1 s on
-#                the interpreter), the dump and an incremental one succeed
+#                amdgpu's), KFD_BO_SCAN_MS=150 and 4 KiB chunks (a wave
+#                of 64 of them is the smallest dispatch): the plugin cuts
+#                each 16 MiB window into dispatches sized by the rate it
+#                measured (the whole window in one takes seconds on the
+#                interpreter), the dump and an incremental one succeed
 #                with every chunk classified on the GPU (kfdsim-only)
 #   cycles       exactly three dump/restore cycles of one run
 #   tree         a parent and a child process, each with its own /dev/kfd
@@ -1223,7 +1224,8 @@ t_scan_auto() {
 
 t_scan_slow() {
 	local pid rc=0 d=$work/sslow before old split
-	local -x KFD_BO_SCAN=gpu KFD_BO_COPY=sdma KFD_BO_SCAN_MS=150
+	local -x KFD_BO_SCAN=gpu KFD_BO_COPY=sdma KFD_BO_SCAN_MS=150 \
+		KFD_CHUNK_SIZE=4k
 	local param=/sys/module/kfdsim/parameters/lockup_timeout
 	need_kfd_plugin "the chunk scan is kfd_plugin's" || return 2
 	old=$(cat "$param" 2>/dev/null) ||

@@ -1840,12 +1840,16 @@ static void test_scan_step(void)
 	CHECK(kp_scan_dispatch_ms() == KP_SCAN_DISPATCH_MS);
 	unsetenv("KFD_BO_SCAN_MS");
 
-	/* 11 MB/s (kfdsim's interpreter), 1 s: 167 chunks of 64 KiB. */
-	CHECK(kp_scan_step(11000000, 1000, ch, 64ULL << 20) == 167ULL * ch);
-	/* 250 ms of the same: 41 chunks (10.99 MB / 4 = 2.75 MB). */
-	CHECK(kp_scan_step(11000000, 250, ch, 64ULL << 20) == 41ULL * ch);
-	/* Slower than a chunk per dispatch: still one chunk. */
-	CHECK(kp_scan_step(1000, 1000, ch, 64ULL << 20) == ch);
+	/* 11 MB/s (kfdsim's interpreter), 1 s: 2 waves of 64 KiB chunks. */
+	CHECK(kp_scan_step(11000000, 1000, ch, 64ULL << 20) == 128ULL * ch);
+	/* 4 KiB chunks: 41 waves (11 MB / 256 KiB = 41.96). */
+	CHECK(kp_scan_step(11000000, 1000, 4096, 64ULL << 20) ==
+	      41ULL * 64 * 4096);
+	/* 250 ms of 64 KiB chunks: less than a wave, still one wave. */
+	CHECK(kp_scan_step(11000000, 250, ch, 64ULL << 20) == 64ULL * ch);
+	CHECK(kp_scan_step(1000, 1000, ch, 64ULL << 20) == 64ULL * ch);
+	/* ... but never more than the window. */
+	CHECK(kp_scan_step(1000, 1000, ch, 16ULL * ch) == 16ULL * ch);
 	/* A real GPU (500 GB/s): the whole window in one dispatch. */
 	CHECK(kp_scan_step(500000000000ULL, 1000, ch, 64ULL << 20) ==
 	      64ULL << 20);
