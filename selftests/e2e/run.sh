@@ -108,14 +108,6 @@
 #                stored bytes; then a second dump compared with it (the
 #                CPU sums every chunk); both restore exactly (kfdsim-only:
 #                on an AMD GPU auto picks the GPU)
-#   scan-slow    KFD_BO_SCAN=gpu with the render node's job timeout
-#                lowered to 1 s (kfdsim's lockup_timeout parameter, as
-#                amdgpu's), KFD_BO_SCAN_MS=150 and 4 KiB chunks (a wave
-#                of 64 of them is the smallest dispatch): the plugin cuts
-#                each 16 MiB window into dispatches sized by the rate it
-#                measured (the whole window in one takes seconds on the
-#                interpreter), the dump and an incremental one succeed
-#                with every chunk classified on the GPU (kfdsim-only)
 #   cycles       exactly three dump/restore cycles of one run
 #   tree         a parent and a child process, each with its own /dev/kfd
 #   kill-dump    criu dump SIGKILLed once the plugin paused the queues:
@@ -1222,51 +1214,6 @@ t_scan_auto() {
 	finish sauto "$pid" "$work/sauto.exp" && return $rc
 }
 
-t_scan_slow() {
-	local pid rc=0 d=$work/sslow before old split
-	local -x KFD_BO_SCAN=gpu KFD_BO_COPY=sdma KFD_BO_SCAN_MS=150 \
-		KFD_CHUNK_SIZE=4k
-	local param=/sys/module/kfdsim/parameters/lockup_timeout
-	need_kfd_plugin "the chunk scan is kfd_plugin's" || return 2
-	old=$(cat "$param" 2>/dev/null) ||
-		{ why="no lockup_timeout parameter"; return 2; }
-	rm -rf "$d"
-	mkdir -p "$d"
-	echo 1000 >"$param" || { why="cannot set lockup_timeout"; return 2; }
-	pid=$(start_app sslow "${sparse_args[@]}") || { echo "$old" >"$param"; return 1; }
-	before=$(cs_copied)
-	if ! dump_mid sslow "$pid" "$d/d1" --track-mem --leave-running; then
-		echo "$old" >"$param"
-		e2e_kill "$pid"
-		return 1
-	fi
-	scan_ok "forced GPU scan, 1 s job timeout" "$d/d1" "$before" || rc=1
-	phase sslow "$pid" 1 || { echo "$old" >"$param"; e2e_kill "$pid"; return 1; }
-	before=$(cs_copied)
-	if ! dump_mid sslow "$pid" "$d/d2" --prev-images-dir ../d1; then
-		echo "$old" >"$param"
-		e2e_kill "$pid"
-		return 1
-	fi
-	echo "$old" >"$param"
-	scan_ok "forced GPU scan (xxh64), 1 s job timeout" "$d/d2" "$before" || rc=1
-	# The 16 MiB BOs' windows were cut: dispatches below 16 MiB.
-	split=$(sed -n 's/.*kfd_plugin: GPU [0-9]*: chunks classified on the GPU (.*dispatches of at most \([0-9]*\) KiB, 150 ms.*/\1/p' \
-		"$d/d1/dump.log" "$d/d2/dump.log")
-	note "SCAN dispatch sizes (KiB): $(echo $split)"
-	[ -n "$split" ] || { note "no dispatch size logged"; rc=1; }
-	for k in $split; do
-		[ "$k" -lt 16384 ] || { note "a window went in one dispatch ($k KiB)"; rc=1; }
-	done
-	e2e_wait_exit "$pid" 10 ||
-		{ note "pid $pid still there after the last dump"; e2e_kill "$pid"; return 1; }
-	sizes_ok "forced GPU scan, incremental dump (5% rewritten)" "$d/d2" 10 || rc=1
-	hold_expected 1 >"$work/sslow.exp"
-	restore_from sslow "$d/d2" || {
-		e2e_criu_errors "$d/d2/restore.log" 10 | show; return 1; }
-	finish sslow "$pid" "$work/sslow.exp" && return $rc
-}
-
 # "fd target" lines of a process, by fd number.
 fd_list() {
 	local f
@@ -1941,7 +1888,6 @@ else
 	run_test inc-predump t_inc_predump
 	run_test inc-damaged t_inc_damaged
 	run_test scan-auto t_scan_auto
-	run_test scan-slow t_scan_slow
 	run_test cycles t_cycles
 	run_test tree t_tree
 	run_test kill-dump t_kill_dump
