@@ -1730,7 +1730,8 @@ t_train() {
 		{ e2e_kill "$pid"; return 1; }
 	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
 	note "GPUs now: $(e2e_gpus)"
-	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	# As in rocr-other-node: AMD's plugin does not recreate them.
+	[ "$E2E_PLUGIN" = amdgpu ] || rm -f "$hsakmt_shm" "$hsakmt_sem"
 	if restore_from train "$work/img-train3"; then
 		restore_s="$restore_s $E2E_RESTORE_S"
 		kill -CONT "$pid"
