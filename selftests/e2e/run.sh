@@ -182,8 +182,8 @@
 # render-node fds AMD's plugin leaves open in the restored process, and
 # plain_app accepts the error AMD's plugin before CRIU 3.18 logs when
 # RESUME answers -ESRCH for a task without /dev/kfd, and rocr-other-node
-# keeps libhsakmt's /dev/shm files on the node (AMD's plugin does not
-# recreate them).
+# and train keep libhsakmt's /dev/shm files on the node (AMD's plugin
+# does not recreate them).
 #
 # Output: TAP lines, then "# Totals: pass:N fail:N xfail:0 xpass:0 skip:N
 # error:0" (the format of the kselftest harness, which selftests/run.sh adds
