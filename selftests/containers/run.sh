@@ -30,6 +30,19 @@
 # first GPU: gpu_app and the plugin must skip that GPU's topology node,
 # which answers -EPERM.
 #
+# With KFDSIM_CONTAINERS_HIP=1 a second image holds a HIP program, build/e2e/hip_e2e_app (built by
+# Debian's hipcc for gfx906, see selftests/e2e/hip_e2e_app.hip), with
+# Debian's HIP runtime and all it loads: the libraries ldd lists (ROCr,
+# libhsakmt, libdrm_amdgpu ...), the code object manager libamd_comgr.so.2
+# that the HIP runtime dlopen()s, with the libraries it links (LLVM among
+# them), and libdrm's amdgpu.ids. It runs on the one GPU the container may
+# use (-g 1): one kernel whose last workgroup parks half way, its 4 waves
+# spinning until the test releases them, so the checkpoint stops live
+# waves. libhsakmt makes its semaphore in the container's /dev/shm, and
+# glibc maps it under a temporary name it then renames: criu needs
+# link-remap for it, which that container's criu configuration file says.
+# podman keeps the container's /dev/shm in the checkpoint archive.
+#
 # Tests (TAP, each with its time):
 #   run        the container runs gpu_app to the end: the CPU reference's
 #              RESULT line
@@ -42,13 +55,29 @@
 #   other-seed the same archive restored after reloading kfdsim with
 #              seed=1 (other gpu_ids and render minors; the container's
 #              render node now belongs to the other GPU): reference RESULT
+#   hip-run    the HIP container runs to the end: the host CPU's RESULT
+#   hip-checkpoint  the HIP container checkpointed with --export once its
+#              kernel is parked (the app's ready marker); kfdsim only:
+#              debugfs cwsr shows at least the 4 parked waves saved to the
+#              queue's context save area during the checkpoint
+#   hip-restore, hip-other-seed  that archive restored on the same load
+#              and after the reload with seed=1; released, the app must
+#              find its parked progress unchanged and end with the host
+#              CPU's RESULT; kfdsim only: at least 4 waves resumed from
+#              the save area
+# (in the order run, checkpoint, hip-run, hip-checkpoint, restore,
+# hip-restore, reload, other-seed, hip-other-seed).
 # Then the module's live-object counters must be 0 once the containers
 # are removed. Output ends with a "# Totals:" line like the kselftest
 # harness's; the exit status is 0 unless something failed. Logs go to
 # $KFDSIM_VM_RESULTS/containers/ when that is writable.
 #
 # Environment: KFDSIM_KO (see selftests/e2e/lib.sh), KFDSIM_PLUGIN_DIR,
-# KFDSIM_CONTAINERS_STEPS (loop steps per dispatch, default 500).
+# KFDSIM_CONTAINERS_STEPS (loop steps per dispatch, default 500),
+# KFDSIM_CONTAINERS_HIP (1: the HIP container too, opt-in: its restore
+# fails in criu 3.17.1, see Documentation/containers.rst; its tests fail
+# without build/e2e/hip_e2e_app), KFDSIM_CONTAINERS_GPU_APP (0: only the
+# HIP container), KFDSIM_TIMEOUT_SCALE (multiplies the 300 s limits).
 
 set -u
 
@@ -75,7 +104,16 @@ cd "$top" || exit 1
 steps=${KFDSIM_CONTAINERS_STEPS:-500}
 app_args=(-g 1 -s "$steps" -k 4 -n 1M --odd-bos)
 image=localhost/kfdsim-gpu-app:1
+hip_app=$E2E_BIN/hip_e2e_app
+hip_args=(-g 1 -s 512 -b 2)
+hip_image=localhost/kfdsim-hip-app:1
+with_hip=${KFDSIM_CONTAINERS_HIP:-0}
+with_gpu_app=${KFDSIM_CONTAINERS_GPU_APP:-1}
 limit=300
+case ${KFDSIM_TIMEOUT_SCALE:-1} in
+'' | *[!0-9]*) ;;
+*) limit=$((limit * KFDSIM_TIMEOUT_SCALE)) ;;
+esac
 
 n=0
 pass=0
@@ -137,8 +175,7 @@ fi
 e2e_loaded && [ "$(e2e_param seed)" = 0 ] && [ "$(e2e_param num_gpus)" = 2 ] ||
 	e2e_load 0 2 || bail "cannot load kfdsim seed=0 num_gpus=2"
 
-mkdir -p "$w/tmp" "$w/out" "$w/rootfs/lib64" \
-	"$w/rootfs/lib/x86_64-linux-gnu" "$w/rootfs/out"
+mkdir -p "$w/tmp" "$w/out" "$w/out-hip"
 cat >"$w/containers.conf" <<EOF
 [engine]
 cgroup_manager = "cgroupfs"
@@ -158,23 +195,84 @@ cat >"$w/criu.conf" <<EOF
 libdir $E2E_PLUGIN_DIR
 log-file $w/criu.log
 EOF
+# libhsakmt maps its semaphore under the temporary name glibc's sem_open
+# created it with, then renamed: criu dumps such a mapping only with
+# link-remap.
+cat >"$w/criu-hip.conf" <<EOF
+libdir $E2E_PLUGIN_DIR
+log-file $w/criu-hip.log
+link-remap
+EOF
 export CONTAINERS_CONF=$w/containers.conf
 export CONTAINERS_STORAGE_CONF=$w/storage.conf
 export TMPDIR=$w/tmp
 
-# The image: gpu_app and what it links, nothing else.
-cp "$E2E_BIN/gpu_app" "$w/rootfs/gpu_app"
-for lib in $(ldd "$E2E_BIN/gpu_app" | awk '$(NF - 1) ~ /^\// { print $(NF - 1) } $1 ~ /^\// { print $1 }'); do
-	mkdir -p "$w/rootfs$(dirname "$lib")"
-	cp -L "$lib" "$w/rootfs$lib"
-done
-tar -C "$w/rootfs" -cf "$w/rootfs.tar" . || bail "cannot pack the rootfs"
-start=$(e2e_ms)
-podman import "$w/rootfs.tar" "$image" >"$w/import.log" 2>&1 || {
-	keep "$w/import.log"
-	bail "podman import failed: $(tail -n 1 "$w/import.log")"
+# rootfs DIR PROG [FILE...]: a root file system in DIR with PROG at /,
+# each FILE at its own path, and every library ldd lists for any of them
+# at the path ldd gives (copies, links resolved).
+rootfs() {
+	local dir=$1 prog=$2 f lib
+	shift 2
+	mkdir -p "$dir/out" "$dir/tmp" && chmod 1777 "$dir/tmp" &&
+		cp "$prog" "$dir/" || return 1
+	for f in "$prog" "$@"; do
+		if [ "$f" != "$prog" ]; then
+			mkdir -p "$dir$(dirname "$f")" && cp -L "$f" "$dir$f" ||
+				return 1
+		fi
+		for lib in $(ldd "$f" 2>/dev/null | awk '$(NF - 1) ~ /^\// { print $(NF - 1) } $1 ~ /^\// { print $1 }'); do
+			[ -e "$dir$lib" ] && continue
+			mkdir -p "$dir$(dirname "$lib")" && cp -L "$lib" "$dir$lib" ||
+				return 1
+		done
+	done
 }
-note "podman import of the gpu_app rootfs: $(e2e_since "$start") s"
+
+# import DIR IMAGE: podman import of the root file system in DIR as IMAGE.
+# DIR and its tarball go once imported: they live in the guest's memory.
+import() {
+	local dir=$1 start mib
+	start=$(e2e_ms)
+	tar -C "$dir" -cf "$dir.tar" . || return 1
+	rm -rf "$dir"
+	mib=$(du -m "$dir.tar" | cut -f1)
+	if ! podman import "$dir.tar" "$2" >"$w/import.log" 2>&1; then
+		keep "$w/import.log"
+		note "podman import of $2 failed: $(tail -n 1 "$w/import.log")"
+		rm -f "$dir.tar"
+		return 1
+	fi
+	rm -f "$dir.tar"
+	note "podman import of $2 ($mib MiB): $(e2e_since "$start") s"
+}
+
+# The image: gpu_app and what it links, nothing else.
+if [ "$with_gpu_app" != 0 ]; then
+	rootfs "$w/rootfs" "$E2E_BIN/gpu_app" || bail "cannot build the gpu_app rootfs"
+	import "$w/rootfs" "$image" || bail "cannot import the gpu_app image"
+fi
+
+# The HIP image: hip_e2e_app, what it links, the code object manager the
+# HIP runtime dlopen()s with what that links (LLVM), libdrm's GPU names.
+hip_ok=
+hip_expected=
+if [ "$with_hip" = 0 ]; then
+	note "KFDSIM_CONTAINERS_HIP=0: no HIP container"
+elif [ ! -x "$hip_app" ]; then
+	note "no $hip_app (Debian's hipcc missing at build)"
+else
+	comgr=$(ldconfig -p | awk '$1 == "libamd_comgr.so.2" { print $NF; exit }')
+	if [ -z "$comgr" ]; then
+		note "no libamd_comgr.so.2 (libamd-comgr2), which the HIP runtime loads"
+	elif rootfs "$w/rootfs-hip" "$hip_app" "$comgr" \
+			/usr/share/libdrm/amdgpu.ids &&
+	     import "$w/rootfs-hip" "$hip_image"; then
+		hip_ok=1
+		hip_expected=$("$hip_app" --expected "${hip_args[@]}")
+	else
+		note "cannot build the HIP image"
+	fi
+fi
 
 expected=$("$E2E_BIN/gpu_app" "${app_args[@]}" --expected)
 # The container's GPU: the second one in node order.
@@ -183,91 +281,207 @@ minor() {
 }
 m=$(minor)
 [ -n "$m" ] || bail "no second GPU"
-note "container device: /dev/dri/renderD$m; expected: $expected"
+note "container device: /dev/dri/renderD$m; expected: $expected${hip_expected:+, HIP: $hip_expected}"
 
-# run_app NAME: start gpu_app in container NAME, wait until its loop
-# kernels run.
+# run_app NAME OUT IMAGE CONF CMD...: start CMD in container NAME of
+# IMAGE, with the criu configuration file CONF, the directory OUT as /out
+# and the podman options in the array run_opts; wait until CMD created
+# /out/ready.
+run_opts=()
 run_app() {
-	local i
-	rm -f "$w/out/ready" "$w/out/go"
-	podman run -d --name "$1" --network host \
+	local name=$1 out=$2 img=$3 conf=$4 i
+	shift 4
+	rm -f "$out/ready" "$out/go"
+	podman run -d --name "$name" --network host "${run_opts[@]}" \
 		--device /dev/kfd --device "/dev/dri/renderD$m" \
-		-v "$w/out:/out" --annotation "org.criu.config=$w/criu.conf" \
-		"$image" /gpu_app "${app_args[@]}" -r /out/ready --go /out/go \
-		>"$w/$1.run" 2>&1 || return 1
+		-v "$out:/out" --annotation "org.criu.config=$conf" \
+		"$img" "$@" -r /out/ready --go /out/go \
+		>"$w/$name.run" 2>&1 || return 1
 	for ((i = 0; i < limit * 5; i++)); do
-		[ -e "$w/out/ready" ] && return 0
-		[ "$(podman inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ] ||
+		[ -e "$out/ready" ] && return 0
+		[ "$(podman inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" = true ] ||
 			return 1
 		sleep 0.2
 	done
 	return 1
 }
 
-# finish_app NAME: let it verify, wait for it; its log must hold the
-# reference RESULT and it must exit 0.
+# finish_app NAME OUT EXPECTED: let it verify (OUT/go), wait for it; its
+# log must hold the EXPECTED RESULT line and it must exit 0.
 finish_app() {
 	local rc
-	touch "$w/out/go"
+	touch "$2/go"
 	rc=$(timeout "$limit" podman wait "$1" 2>/dev/null)
 	podman logs "$1" >"$w/$1.log" 2>&1
 	keep "$w/$1.log"
-	[ "$rc" = 0 ] && grep -qx "$expected" "$w/$1.log"
+	[ "$rc" = 0 ] && grep -qx "$3" "$w/$1.log"
+}
+
+# checkpoint NAME ARCHIVE LOG [OPTION...]: `podman container checkpoint
+# --export` of the running container NAME; it must have stopped, and
+# criu's log LOG must show this project's plugin at work.
+checkpoint() {
+	local name=$1 archive=$2 log=$3
+	shift 3
+	rm -f "$log"
+	podman container checkpoint --export "$archive" "$@" "$name" \
+		>"$w/$name.checkpoint" 2>&1 &&
+		[ "$(podman inspect -f '{{.State.Status}}' "$name")" = exited ] &&
+		grep -q 'kfd_plugin: ' "$log"
+}
+
+# "saved restored": the waves the simulated GPUs wrote to and resumed
+# from context save areas since the module loaded (debugfs cwsr; kfdsim
+# only).
+cwsr() {
+	awk '$1 == "saved_waves" { s = $2 } $1 == "restored_waves" { r = $2 }
+	     END { print s + 0, r + 0 }' /sys/kernel/debug/kfdsim/cwsr 2>/dev/null
 }
 
 # ---- tests ----
 
-start=$(e2e_ms)
-if run_app app-run && finish_app app-run; then
-	tap ok run "$(e2e_since "$start")"
-else
-	tap fail run "$(e2e_since "$start")" "$(tail -n 1 "$w/app-run.log" 2>/dev/null)"
-fi
-podman rm -f app-run >/dev/null 2>&1
-
-start=$(e2e_ms)
-ckpt=$w/ckpt.tar.gz
-if run_app app &&
-   podman container checkpoint --export "$ckpt" app >"$w/checkpoint.out" 2>&1 &&
-   [ "$(podman inspect -f '{{.State.Status}}' app)" = exited ] &&
-   grep -q 'kfd_plugin: ' "$w/criu.log"; then
-	tap ok checkpoint "$(e2e_since "$start")" "archive $(du -k "$ckpt" | cut -f1) KiB"
-else
-	tap fail checkpoint "$(e2e_since "$start")" "$(tail -n 1 "$w/checkpoint.out")"
-fi
-cp "$w/criu.log" "$w/dump.log" 2>/dev/null
-keep "$w/dump.log" "$w/checkpoint.out"
-podman rm -f app >/dev/null 2>&1
-
-# restore NAME TEST: restore the archive as container NAME.
-restore() {
+gpu_app_tests() {
 	local start
 	start=$(e2e_ms)
-	rm -f "$w/out/go"
-	if timeout "$limit" podman container restore --import "$ckpt" \
-			--name "$1" >"$w/$1.restore" 2>&1 && finish_app "$1"; then
-		tap ok "$2" "$(e2e_since "$start")"
+	if run_app app-run "$w/out" "$image" "$w/criu.conf" /gpu_app "${app_args[@]}" &&
+	   finish_app app-run "$w/out" "$expected"; then
+		tap ok run "$(e2e_since "$start")"
 	else
+		tap fail run "$(e2e_since "$start")" "$(tail -n 1 "$w/app-run.log" 2>/dev/null)"
+	fi
+	podman rm -f app-run >/dev/null 2>&1
+
+	start=$(e2e_ms)
+	if run_app app "$w/out" "$image" "$w/criu.conf" /gpu_app "${app_args[@]}" &&
+	   checkpoint app "$ckpt" "$w/criu.log"; then
+		tap ok checkpoint "$(e2e_since "$start")" "archive $(du -k "$ckpt" | cut -f1) KiB"
+	else
+		tap fail checkpoint "$(e2e_since "$start")" "$(tail -n 1 "$w/app.checkpoint")"
+	fi
+	cp "$w/criu.log" "$w/dump.log" 2>/dev/null
+	keep "$w/dump.log" "$w/app.checkpoint"
+	podman rm -f app >/dev/null 2>&1
+}
+ckpt=$w/ckpt.tar.gz
+[ "$with_gpu_app" = 0 ] || gpu_app_tests
+
+# The HIP container: an uninterrupted run, then one checkpointed with its
+# kernel parked half way (4 waves spinning).
+hip_ckpt=$w/hip-ckpt.tar.gz
+hip_tests() {
+	local start s0 s1
+	# kfdsim pins userptr pages and counts them against RLIMIT_MEMLOCK
+	# (upstream does not pin them: HMM); ROCr's queues register 20 MiB
+	# of user memory, podman's default limit is 8 MiB.
+	local run_opts=(--ulimit memlock=-1:-1)
+	start=$(e2e_ms)
+	if [ "${KFDSIM_CONTAINERS_HIP_RUN:-1}" = 0 ]; then
+		note "KFDSIM_CONTAINERS_HIP_RUN=0: no hip-run"
+	elif run_app hip-run "$w/out-hip" "$hip_image" "$w/criu-hip.conf" \
+			/hip_e2e_app "${hip_args[@]}" &&
+	   finish_app hip-run "$w/out-hip" "$hip_expected"; then
+		tap ok hip-run "$(e2e_since "$start")"
+	else
+		podman logs hip-run >"$w/hip-run.log" 2>&1
+		keep "$w/hip-run.log" "$w/hip-run.run"
+		tap fail hip-run "$(e2e_since "$start")" \
+			"$(tail -n 1 "$w/hip-run.log" 2>/dev/null)"
+	fi
+	podman rm -f hip-run >/dev/null 2>&1
+
+	start=$(e2e_ms)
+	s0=$(cwsr)
+	if ! run_app hip "$w/out-hip" "$hip_image" "$w/criu-hip.conf" \
+			/hip_e2e_app "${hip_args[@]}"; then
+		podman logs hip >"$w/hip.log" 2>&1
+		keep "$w/hip.log" "$w/hip.run"
+		tap fail hip-checkpoint "$(e2e_since "$start")" \
+			"never ready: $(tail -n 1 "$w/hip.log")"
+	# A HIP process's images are large (the e2e hip test's: 113 MiB):
+	# compressing them costs minutes under TCG.
+	elif ! checkpoint hip "$hip_ckpt" "$w/criu-hip.log" --compress none; then
+		tap fail hip-checkpoint "$(e2e_since "$start")" \
+			"$(tail -n 1 "$w/hip.checkpoint")"
+	else
+		s1=$(cwsr)
+		s1=$((${s1% *} - ${s0% *}))
+		if [ "$s1" -ge 4 ]; then
+			tap ok hip-checkpoint "$(e2e_since "$start")" \
+				"archive $(du -k "$hip_ckpt" | cut -f1) KiB, $s1 waves saved"
+		else
+			tap fail hip-checkpoint "$(e2e_since "$start")" \
+				"$s1 waves saved to the context save area, not the 4 parked"
+		fi
+	fi
+	cp "$w/criu-hip.log" "$w/hip-dump.log" 2>/dev/null
+	keep "$w/hip-dump.log" "$w/hip.checkpoint"
+	podman rm -f hip >/dev/null 2>&1
+}
+if [ -n "$hip_ok" ]; then
+	hip_tests
+elif [ "$with_hip" != 0 ]; then
+	tap fail hip-run 0 "no HIP image"
+	tap fail hip-checkpoint 0 "no HIP image"
+fi
+
+# restore NAME TEST ARCHIVE OUT EXPECTED LOG [hip]: restore ARCHIVE as
+# container NAME and release it: it must end with the EXPECTED RESULT
+# line (criu's log is LOG). With hip, it must also have confirmed its
+# parked progress and resumed at least the 4 parked waves from the save
+# area.
+restore() {
+	local start r0 r1
+	start=$(e2e_ms)
+	r0=$(cwsr)
+	rm -f "$4/go"
+	if ! timeout "$limit" podman container restore --import "$3" \
+			--name "$1" >"$w/$1.restore" 2>&1 ||
+	   ! finish_app "$1" "$4" "$5"; then
 		tap fail "$2" "$(e2e_since "$start")" \
 			"$(tail -n 1 "$w/$1.restore") $(tail -n 1 "$w/$1.log" 2>/dev/null)"
+	elif [ -z "${7:-}" ]; then
+		tap ok "$2" "$(e2e_since "$start")"
+	else
+		r1=$(cwsr)
+		r1=$((${r1#* } - ${r0#* }))
+		if [ "$r1" -ge 4 ] && grep -q 'progress still' "$w/$1.log"; then
+			tap ok "$2" "$(e2e_since "$start")" "$r1 waves resumed"
+		else
+			tap fail "$2" "$(e2e_since "$start")" \
+				"$r1 waves resumed from the save area (4 parked), or the parked progress not confirmed"
+		fi
 	fi
-	cp "$w/criu.log" "$w/$1-criu.log" 2>/dev/null
+	cp "$6" "$w/$1-criu.log" 2>/dev/null
 	dmesg >"$w/$1.dmesg" 2>/dev/null
 	keep "$w/$1.restore" "$w/$1-criu.log" "$w/$1.dmesg"
 	podman rm -f "$1" >/dev/null 2>&1
 }
 
-if [ -s "$ckpt" ]; then
-	restore app-r1 restore
-	if e2e_load 1 2; then
-		note "reloaded with seed=1: $(e2e_gpus)"
-		restore app-r2 other-seed
+# restore_both SUFFIX TEST: the gpu_app archive as test TEST, the HIP one
+# as hip-TEST.
+restore_both() {
+	if [ "$with_gpu_app" = 0 ]; then
+		:
+	elif [ -s "$ckpt" ]; then
+		restore "app-$1" "$2" "$ckpt" "$w/out" "$expected" "$w/criu.log"
 	else
-		tap fail other-seed 0 "cannot reload kfdsim with seed=1"
+		tap fail "$2" 0 "no checkpoint archive"
 	fi
+	if [ -s "$hip_ckpt" ]; then
+		restore "hip-$1" "hip-$2" "$hip_ckpt" "$w/out-hip" \
+			"$hip_expected" "$w/criu-hip.log" hip
+	elif [ "$with_hip" != 0 ]; then
+		tap fail "hip-$2" 0 "no HIP checkpoint archive"
+	fi
+}
+
+restore_both r1 restore
+if e2e_load 1 2; then
+	note "reloaded with seed=1: $(e2e_gpus)"
+	restore_both r2 other-seed
 else
-	tap fail restore 0 "no checkpoint archive"
-	tap fail other-seed 0 "no checkpoint archive"
+	[ "$with_gpu_app" = 0 ] || tap fail other-seed 0 "cannot reload kfdsim with seed=1"
+	[ "$with_hip" = 0 ] || tap fail hip-other-seed 0 "cannot reload kfdsim with seed=1"
 fi
 
 if [ -r /sys/kernel/debug/kfdsim/counters ] &&
@@ -277,5 +491,5 @@ else
 	tap fail counters 0 "$(tr '\n' ' ' </sys/kernel/debug/kfdsim/counters 2>/dev/null)"
 fi
 e2e_load 0 2 >/dev/null 2>&1
-rm -rf "$w/graph" "$w/rootfs" "$w/rootfs.tar"
+rm -rf "$w/graph"
 finish

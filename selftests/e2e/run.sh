@@ -192,8 +192,8 @@
 # render-node fds AMD's plugin leaves open in the restored process, and
 # plain_app accepts the error AMD's plugin before CRIU 3.18 logs when
 # RESUME answers -ESRCH for a task without /dev/kfd, and rocr-other-node
-# keeps libhsakmt's /dev/shm files on the node (AMD's plugin does not
-# recreate them).
+# and train keep libhsakmt's /dev/shm files on the node (AMD's plugin
+# does not recreate them).
 #
 # Output: TAP lines, then "# Totals: pass:N fail:N xfail:0 xpass:0 skip:N
 # error:0" (the format of the kselftest harness, which selftests/run.sh adds
@@ -1790,7 +1790,8 @@ t_train() {
 		{ e2e_kill "$pid"; return 1; }
 	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
 	note "GPUs now: $(e2e_gpus)"
-	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	# As in rocr-other-node: AMD's plugin does not recreate them.
+	[ "$E2E_PLUGIN" = amdgpu ] || rm -f "$hsakmt_shm" "$hsakmt_sem"
 	if restore_from train "$work/img-train3"; then
 		restore_s="$restore_s $E2E_RESTORE_S"
 		kill -CONT "$pid"
