@@ -150,6 +150,11 @@
 #                checkpoint and restore times beside the step time, and
 #                where each dump caught the job (at least one must be
 #                inside a step)
+#   rocm-lib     a HIP program calling Debian's rocRAND in a loop
+#                (rocm_lib_app.hip), dumped with its reduce kernel parked
+#                between two library calls, restored after a reload with
+#                seed=1; the library's later calls must continue the
+#                stream: every batch equals the CPU's Philox
 # and finally: the driver's debugfs counters are all 0 (nothing leaked).
 # Every test waits for its processes to end, so each needs the pid its
 # images hold to be free. Every app runs with --go: once its loop kernels
@@ -209,6 +214,8 @@
 #   KFDSIM_E2E_TRAIN_LONG  1 for the longer train test (60 steps of 1024
 #                          samples per GPU instead of 16 of 256)
 #   KFDSIM_E2E_TRAIN_STEPS the train test's steps
+#   KFDSIM_E2E_ROCM_LIB_BATCHES, KFDSIM_E2E_ROCM_LIB_PARK  rocm_lib_app's
+#                          -k and -P (default 4 and 1)
 #   KFDSIM_KO, KFDSIM_PLUGIN_DIR, KFDSIM_CRIU: see selftests/e2e/lib.sh
 
 set -u
@@ -1748,6 +1755,72 @@ t_train() {
 	return $rc
 }
 
+# ---- rocm-lib: a ROCm library inside a checkpointed program (rocm_lib_app.hip) ----
+
+rocm_lib_app=$E2E_BIN/rocm_lib_app
+rocm_lib_args=(-k "${KFDSIM_E2E_ROCM_LIB_BATCHES:-4}" -P "${KFDSIM_E2E_ROCM_LIB_PARK:-1}")
+
+# A HIP program calling Debian's rocRAND in a loop (a Philox batch, then a
+# reduce kernel of its own, per iteration), dumped with the reduce of the
+# middle batch parked (live waves; the progress counter in host memory
+# shows every earlier batch done and none after), killed, restored after a
+# reload with seed=1 (another node: other gpu_ids and render minors). The
+# batches after the restore come from the library's generator as it was:
+# its position in the stream, its handles and the code objects HIP loaded
+# for it must have survived, or the checksums differ from the CPU's.
+t_rocm_lib() {
+	local name=rocm-lib dir=$work/img-rocm-lib pid s0 s1 r0 r1 park
+	if [ ! -x "$rocm_lib_app" ]; then
+		why="no $rocm_lib_app (Debian's hipcc or librocrand-dev missing at build)"
+		return 2
+	fi
+	need_plugin || return 2
+	park=${rocm_lib_args[3]}
+	"$rocm_lib_app" --expected "${rocm_lib_args[@]}" >"$work/$name.exp"
+	pid=$(start_exe "$name" "$rocm_lib_app" "${rocm_lib_args[@]}") || return 1
+	note "$(grep -m1 'parked: ' "$work/$name.log" | sed 's/.*parked: //')"
+	[ -r "$dbg/cwsr" ] || { note "no $dbg/cwsr"; e2e_kill "$pid"; return 1; }
+	s0=$(cwsr_waves)
+	dump_mid "$name" "$pid" "$dir" --link-remap || { e2e_kill "$pid"; return 1; }
+	s1=$(cwsr_waves)
+	# Mid-run: batches before the parked one done, it and later ones not.
+	if ! grep -q "batch $((park - 1)) done" "$dir/app.log" ||
+	   grep -q "batch $park done" "$dir/app.log"; then
+		note "the dump did not catch the loop at batch $park:"
+		grep 'batch' "$dir/app.log" | tail -n 3 | show
+		e2e_kill "$pid"
+		return 1
+	fi
+	note "CWSR waves saved during the dump: $((${s1% *} - ${s0% *}))"
+	if [ $((${s1% *} - ${s0% *})) -lt 4 ]; then
+		note "the dump did not save the parked waves to the context save area"
+		e2e_kill "$pid"
+		return 1
+	fi
+	if ! e2e_wait_exit "$pid" 10; then
+		note "pid $pid still there after the dump"
+		e2e_kill "$pid"
+		return 1
+	fi
+	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
+	note "GPUs now: $(e2e_gpus)"
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	r0=$(cwsr_waves)
+	restore_from "$name" "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	finish "$name" "$pid" "$work/$name.exp" || return 1
+	r1=$(cwsr_waves)
+	note "CWSR waves resumed from the save area: $((${r1#* } - ${r0#* }))"
+	if [ $((${r1#* } - ${r0#* })) -lt 4 ]; then
+		note "the restored reduce did not resume from the save area"
+		return 1
+	fi
+	grep -q 'progress still' "$work/$name.log" &&
+		grep -q "batch $((park + 1)) done" "$work/$name.log" || {
+		note "the restored app did not confirm its progress and go on"
+		return 1; }
+}
+
 # ---- main ----
 
 # After an other-node test: seed=0 again for the tests that follow.
@@ -1840,6 +1913,8 @@ else
 	run_test hip-other-node t_hip_other_node
 	back_to_seed0
 	run_test train t_train
+	run_test rocm-lib t_rocm_lib
+	back_to_seed0
 
 	# Every process is gone: the driver must hold nothing any more.
 	counters=/sys/kernel/debug/kfdsim/counters
