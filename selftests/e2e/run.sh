@@ -1732,9 +1732,9 @@ median() {
 # train_pace REF C1: the checkpointed run's steps after its first dump (at
 # step C1), but for those a dump or restore ran in (the step each dump
 # caught and the next), must not be much slower than the uninterrupted
-# run's: a driver
-# or plugin that leaves queues, waves or memory in a slower state after a
-# checkpoint shows here (seen once: 2x). The bound is 1.75x at
+# run's: a driver or plugin that leaves queues, waves or memory in a
+# slower state after a checkpoint shows here (seen once: 2x). The bound is
+# 1.75x at
 # KFDSIM_TIMEOUT_SCALE 1, plus 0.5x per further unit of scale (a loaded
 # host makes step times noisy).
 train_pace() {
