@@ -159,7 +159,14 @@
 #                with seed=1); it must end with the same hash. Prints the
 #                checkpoint and restore times beside the step time, and
 #                where each dump caught the job (at least one must be
-#                inside a step)
+#                inside a step); the median step after the first dump
+#                must stay within 1.75x (+0.5x per unit of
+#                KFDSIM_TIMEOUT_SCALE above 1) of the uninterrupted one
+#   rocm-lib     a HIP program calling Debian's rocRAND in a loop
+#                (rocm_lib_app.hip), dumped with its reduce kernel parked
+#                between two library calls, restored after a reload with
+#                seed=1; the library's later calls must continue the
+#                stream: every batch equals the CPU's Philox
 # and finally: the driver's debugfs counters are all 0 (nothing leaked).
 # Every test waits for its processes to end, so each needs the pid its
 # images hold to be free. Every app runs with --go: once its loop kernels
@@ -219,6 +226,8 @@
 #   KFDSIM_E2E_TRAIN_LONG  1 for the longer train test (60 steps of 1024
 #                          samples per GPU instead of 16 of 256)
 #   KFDSIM_E2E_TRAIN_STEPS the train test's steps
+#   KFDSIM_E2E_ROCM_LIB_BATCHES, KFDSIM_E2E_ROCM_LIB_PARK  rocm_lib_app's
+#                          -k and -P (default 4 and 1)
 #   KFDSIM_KO, KFDSIM_PLUGIN_DIR, KFDSIM_CRIU: see selftests/e2e/lib.sh
 
 set -u
@@ -1596,28 +1605,18 @@ cwsr_waves() {
 	     END { print s + 0, r + 0 }' "$dbg/cwsr" 2>/dev/null
 }
 
-# hip_dump NAME DIR: start hip_e2e_app, which reports ready once the last
-# workgroup of each GPU's kernel is parked half way through its loop (its
-# log says so, with the progress counter), dump it, check it is gone and
-# that the dump saved live waves to the save areas (at least one
-# workgroup's 4 waves per GPU); sets hip_pid.
-hip_pid=
-hip_dump() {
-	local name=$1 dir=$2 pid s0 s1 parked
-	if [ ! -x "$hip_app" ]; then
-		note "no $hip_app (hipcc missing at build)"
-		return 1
-	fi
-	"$hip_app" --expected "${hip_args[@]}" >"$work/$name.exp"
-	pid=$(start_exe "$name" "$hip_app" "${hip_args[@]}") || return 1
-	parked=$(grep -m1 'parked: ' "$work/$name.log")
-	note "${parked#*: +}"
+# parked_dump NAME PID DIR WAVES: dump an app whose waves are parked
+# (hip_e2e_app, rocm_lib_app), check the dump saved at least WAVES of them
+# to the context save areas (debugfs cwsr; kfdsim only) and that the app
+# is gone; kills it on failure.
+parked_dump() {
+	local name=$1 pid=$2 dir=$3 s0 s1
 	[ -r "$dbg/cwsr" ] || { note "no $dbg/cwsr"; e2e_kill "$pid"; return 1; }
 	s0=$(cwsr_waves)
 	dump_mid "$name" "$pid" "$dir" --link-remap || { e2e_kill "$pid"; return 1; }
 	s1=$(cwsr_waves)
 	note "CWSR waves saved during the dump: $((${s1% *} - ${s0% *}))"
-	if [ $((${s1% *} - ${s0% *})) -lt 8 ]; then
+	if [ $((${s1% *} - ${s0% *})) -lt "$4" ]; then
 		note "the dump did not save the parked waves to the context save areas"
 		e2e_kill "$pid"
 		return 1
@@ -1627,6 +1626,25 @@ hip_dump() {
 		e2e_kill "$pid"
 		return 1
 	fi
+}
+
+# hip_dump NAME DIR: start hip_e2e_app, which reports ready once the last
+# workgroup of each GPU's kernel is parked half way through its loop (its
+# log says so, with the progress counter), dump it, check it is gone and
+# that the dump saved live waves to the save areas (at least one
+# workgroup's 4 waves per GPU); sets hip_pid.
+hip_pid=
+hip_dump() {
+	local name=$1 dir=$2 pid parked
+	if [ ! -x "$hip_app" ]; then
+		note "no $hip_app (hipcc missing at build)"
+		return 1
+	fi
+	"$hip_app" --expected "${hip_args[@]}" >"$work/$name.exp"
+	pid=$(start_exe "$name" "$hip_app" "${hip_args[@]}") || return 1
+	parked=$(grep -m1 'parked: ' "$work/$name.log")
+	note "${parked#*: +}"
+	parked_dump "$name" "$pid" "$dir" 8 || return 1
 	hip_pid=$pid
 }
 
@@ -1703,6 +1721,27 @@ train_wait_step() {
 	return 1
 }
 
+# train_probe PID: "ms wave_insns cp_ms app_ms": the time, the gfx9
+# engine's wave instructions so far (debugfs gfx9; kfdsim only), the CPU
+# time of the CP threads (kfdsim_cp*) and of PID, in ms (USER_HZ 100).
+train_probe() {
+	local wi cp app
+	wi=$(awk '$1 == "wave_insns" { print $2 }' "$dbg/gfx9" 2>/dev/null)
+	cp=$(cat /proc/[0-9]*/stat 2>/dev/null |
+	     awk '$2 ~ /^\(kfdsim_cp/ { t += $14 + $15 } END { print t * 10 }')
+	app=$(awk '{ print ($14 + $15) * 10 }' "/proc/$1/stat" 2>/dev/null)
+	echo "$(e2e_ms) ${wi:-0} ${cp:-0} ${app:-0}"
+}
+
+# train_rates FROM TO STEPS: per step between two probes.
+train_rates() {
+	awk -v n="$3" -v a="$1" -v b="$2" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		printf "%.0f ms, %.0f wave insns, CP threads %.0f ms CPU, job %.0f ms CPU",
+		       (y[1] - x[1]) / n, (y[2] - x[2]) / n, (y[3] - x[3]) / n,
+		       (y[4] - x[4]) / n }'
+}
+
 # train_dump NAME PID DIR STEP [criu options]: dump the job once it began
 # STEP; says at which step the dump caught it and whether inside a step
 # (the log, as dumped, ends with "step K begin"): counts those in
@@ -1712,17 +1751,24 @@ train_wait_step() {
 # --leave-running original goes on at once).
 train_mid=0
 train_dump_s=
+train_caught=
+train_before=
+train_after=
 train_dump() {
-	local name=$1 pid=$2 dir=$3 step=$4 last leave='' rc=0
+	local name=$1 pid=$2 dir=$3 step=$4 last leave='' rc=0 k
 	shift 4
 	[[ " $* " == *" --leave-running "* ]] && leave=1
 	train_wait_step "$name" "$pid" "$step" || return 1
 	kill -STOP "$pid"
+	train_before=$(train_probe "$pid")
 	loop_done_ok=1 dump_mid "$name" "$pid" "$dir" --link-remap "$@" || rc=1
 	[ -z "$leave" ] && [ $rc -eq 0 ] || kill -CONT "$pid"
+	train_after=$(train_probe "$pid")
 	[ $rc -eq 0 ] || return 1
 	train_dump_s="$train_dump_s $E2E_DUMP_S"
 	last=$(grep '^step ' "$dir/app.log" | tail -n 1)
+	k=${last#step }
+	train_caught="$train_caught ${k%% *}"
 	case $last in
 	"step "*" begin") train_mid=$((train_mid + 1)); last="inside ${last% begin}" ;;
 	*) last="after ${last%% loss*}" ;;
@@ -1738,6 +1784,42 @@ train_dump() {
 	fi
 }
 
+# median: the median of the numbers on stdin (the lower of the middle two).
+median() {
+	sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'
+}
+
+# train_pace REF C1: the checkpointed run's steps after its first dump (at
+# step C1), but for those a dump or restore ran in (the step each dump
+# caught and the next), must not be much slower than the uninterrupted
+# run's: a driver or plugin that leaves queues, waves or memory in a
+# slower state after a checkpoint shows here (seen once: 2x). The bound is
+# 1.75x at
+# KFDSIM_TIMEOUT_SCALE 1, plus 0.5x per further unit of scale (a loaded
+# host makes step times noisy).
+train_pace() {
+	local ref=$1 c1=$2 before after scale=${KFDSIM_TIMEOUT_SCALE:-1} skip=''
+	local k
+	case $scale in '' | *[!0-9]*) scale=1 ;; esac
+	for k in $train_caught; do
+		skip="$skip $k $((k + 1))"
+	done
+	before=$(awk '$1 == "step" && $3 == "end" && $2 > 0 { print $7 }' "$ref" |
+		 median)
+	after=$(awk -v c1="$c1" -v skip=" $skip " '$1 == "step" && $3 == "end" &&
+		    $2 > c1 && index(skip, " " $2 " ") == 0 { print $7 }' \
+		    "$work/train.log" | median)
+	if [ -z "$before" ] || [ -z "$after" ]; then
+		note "no step times to compare"
+		return 1
+	fi
+	note "median step: uninterrupted $before ms, after the first dump $after ms (steps without a dump or restore); bound $((125 + 50 * scale))%"
+	if [ $((after * 100)) -gt $((before * (125 + 50 * scale))) ]; then
+		note "steps after a checkpoint run slower than the bound"
+		return 1
+	fi
+}
+
 # An uninterrupted run gives the reference weights hash (in the same VM:
 # GPU float results are not the CPU's, FMA contraction differs) and must
 # lower the loss. Then one run of the same job is dumped three times, at a
@@ -1748,7 +1830,7 @@ train_dump() {
 # Reports the time to checkpoint and restore against the step time.
 t_train() {
 	local ref=$work/train-ref.log exp=$work/train.exp pid rc=0 steps
-	local first last ms restore_s='' s1 s2 s3 d
+	local first last ms restore_s='' s1 s2 s3 d p0 p1 p2 c1 c2
 	if [ ! -x "$train_app" ]; then
 		why="no $train_app (Debian's hipcc missing at build)"
 		return 2
@@ -1777,11 +1859,22 @@ t_train() {
 	s1=$((steps / 4)) s2=$((steps / 2)) s3=$((steps * 3 / 4))
 	[ "$s1" -ge 1 ] || s1=1
 	pid=$(start_exe train "$train_app" "${train_args[@]}") || return 1
-	train_mid=0 train_dump_s=
+	train_mid=0 train_dump_s='' train_caught=''
+	train_wait_step train "$pid" 1 || { e2e_kill "$pid"; return 1; }
+	p0=$(train_probe "$pid")
 	train_dump train "$pid" "$work/img-train1" "$s1" --leave-running ||
 		{ e2e_kill "$pid"; return 1; }
+	p1=$train_before p2=$train_after
 	train_dump train "$pid" "$work/img-train2" "$s2" ||
 		{ e2e_kill "$pid"; return 1; }
+	# Per step before and after the --leave-running dump, same process,
+	# between the steps the dumps caught (C1 and C2).
+	c1=${train_caught# } c2=${train_caught##* }
+	c1=${c1%% *}
+	[ "$c1" -le 1 ] ||
+		note "steps 1-$((c1 - 1)), before any dump: $(train_rates "$p0" "$p1" $((c1 - 1)))"
+	[ "$c2" -le "$c1" ] ||
+		note "steps $c1-$((c2 - 1)), after the --leave-running dump: $(train_rates "$p2" "$train_before" $((c2 - c1)))"
 	restore_from train "$work/img-train2" || {
 		e2e_criu_errors "$work/img-train2/restore.log" 10 | show; return 1; }
 	restore_s=$E2E_RESTORE_S
@@ -1805,8 +1898,61 @@ t_train() {
 	note "checkpoints (s):$train_dump_s; restores (s): $restore_s (same node, other node); one step: $ms ms"
 	note "$train_mid of 3 dumps caught the job inside a step"
 	[ "$train_mid" -ge 1 ] || { note "no dump inside a step"; rc=1; }
+	train_pace "$ref" "$c1" || rc=1
 	e2e_load 0 2 || { note "reload with seed=0 failed"; rc=1; }
 	return $rc
+}
+
+# ---- rocm-lib: a ROCm library inside a checkpointed program (rocm_lib_app.hip) ----
+
+rocm_lib_app=$E2E_BIN/rocm_lib_app
+rocm_lib_args=(-k "${KFDSIM_E2E_ROCM_LIB_BATCHES:-4}" -P "${KFDSIM_E2E_ROCM_LIB_PARK:-1}")
+
+# A HIP program calling Debian's rocRAND in a loop (a Philox batch, then a
+# reduce kernel of its own, per iteration), dumped with the reduce of the
+# middle batch parked (live waves; the progress counter in host memory
+# shows every earlier batch done and none after), killed, restored after a
+# reload with seed=1 (another node: other gpu_ids and render minors). The
+# batches after the restore come from the library's generator as it was:
+# its position in the stream, its handles and the code objects HIP loaded
+# for it must have survived, or the checksums differ from the CPU's.
+t_rocm_lib() {
+	local name=rocm-lib dir=$work/img-rocm-lib pid r0 r1 park
+	if [ ! -x "$rocm_lib_app" ]; then
+		why="no $rocm_lib_app (Debian's hipcc or librocrand-dev missing at build)"
+		return 2
+	fi
+	need_plugin || return 2
+	park=${rocm_lib_args[3]}
+	"$rocm_lib_app" --expected "${rocm_lib_args[@]}" >"$work/$name.exp"
+	pid=$(start_exe "$name" "$rocm_lib_app" "${rocm_lib_args[@]}") || return 1
+	note "$(grep -m1 'parked: ' "$work/$name.log" | sed 's/.*parked: //')"
+	parked_dump "$name" "$pid" "$dir" 4 || return 1
+	# Mid-run: batches before the parked one done, it and later ones not.
+	if ! grep -q "batch $((park - 1)) done" "$dir/app.log" ||
+	   grep -q "batch $park done" "$dir/app.log"; then
+		note "the dump did not catch the loop at batch $park:"
+		grep 'batch' "$dir/app.log" | tail -n 3 | show
+		return 1
+	fi
+	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
+	note "GPUs now: $(e2e_gpus)"
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
+	r0=$(cwsr_waves)
+	restore_from "$name" "$dir" || {
+		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	finish "$name" "$pid" "$work/$name.exp" || return 1
+	r1=$(cwsr_waves)
+	note "CWSR waves resumed from the save area: $((${r1#* } - ${r0#* }))"
+	if [ $((${r1#* } - ${r0#* })) -lt 4 ]; then
+		note "the restored reduce did not resume from the save area"
+		return 1
+	fi
+	if ! grep -q 'progress still' "$work/$name.log" ||
+	   ! grep -q "batch $((park + 1)) done" "$work/$name.log"; then
+		note "the restored app did not confirm its progress and go on"
+		return 1
+	fi
 }
 
 # ---- main ----
@@ -1902,6 +2048,8 @@ else
 	run_test hip-other-node t_hip_other_node
 	back_to_seed0
 	run_test train t_train
+	run_test rocm-lib t_rocm_lib
+	back_to_seed0
 
 	# Every process is gone: the driver must hold nothing any more.
 	counters=/sys/kernel/debug/kfdsim/counters

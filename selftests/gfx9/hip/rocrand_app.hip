@@ -4,20 +4,8 @@
  * code object generates with the Philox4x32-10 generator and a fixed seed,
  * and the program compares every number with Philox4x32-10 computed here on
  * the CPU from the published algorithm (Salmon et al., "Parallel random
- * numbers: as easy as 1, 2, 3", SC 2011).
- *
- * rocRAND's conventions (its 5.3.3 sources, library/src/rng/
- * philox4x32_10.hpp and rocrand_philox4x32_10.h): the key is the seed (low
- * word first), the 128-bit counter starts at 0 (subsequence 0, offset 0),
- * counter value c gives numbers 4c..4c+3 of the stream, and each
- * rocrand_generate*() call continues where the previous one stopped (a
- * uniform double takes two numbers). On an aligned buffer whose size is a
- * multiple of 4 the output is the stream in order.
- *
- * uniform float: 2^-32 + v * 2^-32, exact product, one rounding;
- * uniform double: the 53-bit integer (v2 >> 11) << 32 | v1, times 2^-53
- * plus 2^-53, one rounding. Both are computed here with the host's IEEE
- * arithmetic, which rounds the same way.
+ * numbers: as easy as 1, 2, 3", SC 2011): philox_ref.h, which says what
+ * rocRAND's conventions are.
  *
  * Prints "ROCRAND OK" and exits 0 when every number matches. With the
  * argument "double" it also checks rocrand_generate_uniform_double().
@@ -29,47 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "philox_ref.h"
+
 #define SEED 0x0123456789abcdefULL
-
-struct ph_ctr {
-	uint32_t w[4];
-};
-
-/* Philox4x32-10: ten rounds of the S-box of two 32x32->64 multiplies. */
-static void philox(const struct ph_ctr *in, uint64_t seed, uint32_t out[4])
-{
-	uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-	uint32_t x0 = in->w[0], x1 = in->w[1], x2 = in->w[2], x3 = in->w[3];
-
-	for (int r = 0; r < 10; r++) {
-		uint64_t p0 = (uint64_t)0xD2511F53u * x0;
-		uint64_t p1 = (uint64_t)0xCD9E8D57u * x2;
-		uint32_t y0 = (uint32_t)(p1 >> 32) ^ x1 ^ k0;
-		uint32_t y1 = (uint32_t)p1;
-		uint32_t y2 = (uint32_t)(p0 >> 32) ^ x3 ^ k1;
-		uint32_t y3 = (uint32_t)p0;
-
-		x0 = y0;
-		x1 = y1;
-		x2 = y2;
-		x3 = y3;
-		k0 += 0x9E3779B9u;	/* golden ratio */
-		k1 += 0xBB67AE85u;	/* sqrt(3) - 1 */
-	}
-	out[0] = x0;
-	out[1] = x1;
-	out[2] = x2;
-	out[3] = x3;
-}
 
 /* Number i of the stream (subsequence 0). */
 static uint32_t stream_at(uint64_t i)
 {
-	struct ph_ctr c = { { (uint32_t)(i / 4), (uint32_t)(i / 4 >> 32), 0, 0 } };
-	uint32_t o[4];
-
-	philox(&c, SEED, o);
-	return o[i % 4];
+	return philox_ref_at(SEED, i);
 }
 
 #define CK(x) do { hipError_t e = (x); if (e) { printf("FAIL %s: %s\n", #x, hipGetErrorString(e)); return 1; } } while (0)
@@ -110,7 +65,7 @@ int main(int argc, char **argv)
 	CK(hipDeviceSynchronize());
 	CK(hipMemcpy(f, dev, n * 4, hipMemcpyDeviceToHost));
 	for (size_t i = 0; i < n; i++, pos++) {
-		float want = 0x1p-32f + (float)stream_at(pos) * 0x1p-32f;
+		float want = philox_ref_float(stream_at(pos));
 
 		if (memcmp(&f[i], &want, 4) && bad++ < 5)
 			printf("float [%zu]: got %a want %a\n", i, f[i], want);
@@ -123,9 +78,8 @@ int main(int argc, char **argv)
 		CK(hipDeviceSynchronize());
 		CK(hipMemcpy(d, dev, n * 8, hipMemcpyDeviceToHost));
 		for (size_t i = 0; i < n; i++, pos += 2) {
-			uint64_t v = (uint64_t)(stream_at(pos + 1) >> 11) << 32 |
-				     stream_at(pos);
-			double want = 0x1p-53 + (double)v * 0x1p-53;
+			double want = philox_ref_double(stream_at(pos),
+							stream_at(pos + 1));
 
 			if (memcmp(&d[i], &want, 8) && bad++ < 5)
 				printf("double [%zu]: got %a want %a\n", i,
