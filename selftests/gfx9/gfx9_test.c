@@ -1751,25 +1751,25 @@ TEST_F_TIMEOUT(gfx9, hip_program_runs_exactly, 300)
 /*
  * Debian's rocRAND runs its own gfx906 code object
  * (gfx9/hip/rocrand_app.hip): Philox4x32-10 with a fixed seed, 2 x 65536
- * 32-bit numbers and 65536 uniform floats, each equal to Philox4x32-10
- * computed on the CPU from the published algorithm. (Uniform doubles, the
- * program's "double" argument, need v_ldexp_f64, not implemented yet.)
+ * 32-bit numbers, 65536 uniform floats and 65536 uniform doubles (the
+ * program's "double" argument), each equal to Philox4x32-10 computed on
+ * the CPU from the published algorithm and converted as rocRAND does.
  */
 TEST_F_TIMEOUT(gfx9, rocrand_philox_matches_cpu, 300)
 {
-	g9_program(_metadata, "rocrand_app", NULL, "ROCRAND OK");
+	g9_program(_metadata, "rocrand_app", "double", "ROCRAND OK");
 }
 
 /*
  * Debian's rocSPARSE runs its own gfx906 code object
- * (gfx9/hip/rocsparse_app.hip): rocsparse_scsrmv on a random 3000 x 2000
- * CSR matrix, exact against the CPU for integer-valued data and within the
- * summation-order error bound for real data. (rocsparse_dcsrmv, the
- * "double" argument, needs v_fma_f64, not implemented yet.)
+ * (gfx9/hip/rocsparse_app.hip): rocsparse_scsrmv and rocsparse_dcsrmv
+ * (the "double" argument) on a random 3000 x 2000 CSR matrix, exact
+ * against the CPU for integer-valued data and within the summation-order
+ * error bound for real data.
  */
 TEST_F_TIMEOUT(gfx9, rocsparse_csrmv_matches_cpu, 300)
 {
-	g9_program(_metadata, "rocsparse_app", NULL, "ROCSPARSE OK");
+	g9_program(_metadata, "rocsparse_app", "double", "ROCSPARSE OK");
 }
 
 /* AMD vendor-specific AQL packets (hsa_ext_amd.h), as ROCr writes them. */
