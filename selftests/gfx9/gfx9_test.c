@@ -1493,6 +1493,27 @@ TEST_F(gfx9, fma_mix_known_answers)
 	EXPECT_EQ(0x5a5a0003u, o[8 * 4 + 3]);	/* 2^-26 + 3 * 2^-24 */
 }
 
+/*
+ * Run kernel @name with one work-item per f16 bit pattern (65536, in
+ * workgroups of 64), each writing 4 dwords into @out (kernarg 0).
+ */
+static int g9_run_every_f16(struct kg_rt *rt, const char *name,
+			    struct kg_bo *out)
+{
+	struct g9_kernel k;
+	int ret;
+
+	ret = g9_load(rt, name, G9_RSRC2_USER_SGPRS(2) | G9_RSRC2_WGID_X,
+		      G9_KCP_KERNARG_PTR, 0, &k);
+	if (!ret)
+		ret = kg_bo_new(rt, 0, 16 * 65536, KT_GTT | KT_WRITABLE, 0, out);
+	if (ret)
+		return ret;
+	memset(out->cpu, 0xee, 16 * 65536);
+	((uint64_t *)k.kernarg)[0] = out->va;
+	return g9_run1(rt, &k, 65536, 64);
+}
+
 /* An f16 result from a binary64 one: the host's conversion, one rounding. */
 static uint16_t g9_dh(double x)
 {
@@ -1509,18 +1530,11 @@ static uint16_t g9_dh(double x)
 TEST_F(gfx9, f16_rcp_sqrt_rsq_every_input)
 {
 	const uint32_t n = 65536;
-	struct g9_kernel k;
 	struct kg_bo out;
 	uint32_t g, j, want[4], *o;
 
-	ASSERT_EQ(0, g9_load(&self->rt, "f16root", G9_RSRC2_USER_SGPRS(2) |
-			     G9_RSRC2_WGID_X, G9_KCP_KERNARG_PTR, 0, &k));
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 16 * n, KT_GTT | KT_WRITABLE, 0,
-			       &out));
+	ASSERT_EQ(0, g9_run_every_f16(&self->rt, "f16root", &out));
 	o = out.cpu;
-	memset(o, 0xee, 16 * n);
-	((uint64_t *)k.kernarg)[0] = out.va;
-	ASSERT_EQ(0, g9_run1(&self->rt, &k, n, 64));
 	for (g = 0; g < n; g++) {
 		double x = (double)g9_hq((uint16_t)g);
 
@@ -1569,18 +1583,11 @@ static int g9_hnear(uint16_t want, uint32_t got32, int ulps)
 TEST_F(gfx9, f16_transcendentals_every_input)
 {
 	const uint32_t n = 65536;
-	struct g9_kernel k;
 	struct kg_bo out;
 	uint32_t g, *o;
 
-	ASSERT_EQ(0, g9_load(&self->rt, "f16transc", G9_RSRC2_USER_SGPRS(2) |
-			     G9_RSRC2_WGID_X, G9_KCP_KERNARG_PTR, 0, &k));
-	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 16 * n, KT_GTT | KT_WRITABLE, 0,
-			       &out));
+	ASSERT_EQ(0, g9_run_every_f16(&self->rt, "f16transc", &out));
 	o = out.cpu;
-	memset(o, 0xee, 16 * n);
-	((uint64_t *)k.kernarg)[0] = out.va;
-	ASSERT_EQ(0, g9_run1(&self->rt, &k, n, 64));
 	for (g = 0; g < n; g++) {
 		float x = (float)g9_hq((uint16_t)g);
 
