@@ -1276,6 +1276,340 @@ TEST_F(gfx9, fp64_transcendental_known_answers)
 	EXPECT_EQ(f2u(0x1p-20f), o[32 * 12 + 22]);
 }
 
+/* VOP3 clamp of a float result: NaN and below 0 to +0, above 1 to 1. */
+static double g9_dclamp(double r)
+{
+	return isnan(r) || r < 0 ? 0 : r > 1 ? 1 : r;
+}
+
+/* min/max as IEEE mode has them: a NaN operand gives the other one. */
+static double g9_dminmax(double a, double b, int max)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) ? b : a;
+	if (a == b)	/* -0 is below +0 */
+		return !signbit(a) == !max ? b : a;
+	return (a < b) != max ? a : b;
+}
+
+/*
+ * VOP3 omod (mul:2, mul:4, div:2) and clamp on binary64 operations and
+ * conversions (f64mod.s): the operation rounded as the host rounds it,
+ * then scaled (one more rounding, for overflow and subnormal results),
+ * then clamped to [0, 1] with NaN to 0, as the ISA defines the modifiers.
+ */
+TEST_F(gfx9, f64_omod_clamp_known_answers)
+{
+	uint32_t in[64 * 8], *o;
+	uint64_t s = 0x6f6d6f64636c616dULL, got[12];
+	struct kg_bo out;
+	unsigned int l, j;
+
+	for (l = 0; l < 64; l++) {
+		uint64_t abc[3];
+
+		abc[0] = g9_pick64(g9_rand64(&s), l % 8);
+		abc[1] = g9_pick64(g9_rand64(&s), l / 8);
+		abc[2] = g9_pick64(g9_rand64(&s), l / 3);
+		/* in [0, 1] and around it, where clamp decides */
+		if (l % 5 == 0)
+			abc[0] = g9_d2u((double)(g9_rand64(&s) % 3000) / 1000 -
+					1.0);
+		if (l % 7 == 0)
+			abc[1] = g9_d2u((double)(g9_rand64(&s) % 3000) / 1000 -
+					1.0);
+		memcpy(&in[8 * l], abc, sizeof(abc));
+		in[8 * l + 6] = (uint32_t)g9_rand64(&s);
+		if (l % 2)
+			in[8 * l + 6] = (uint32_t)((int32_t)in[8 * l + 6] %
+						   2100);
+		in[8 * l + 7] = 0;
+	}
+	/* overflow by the scale, a subnormal halved, NaN, -0 + -0 */
+	in[8 * 1 + 1] = 0x7fe00000;
+	in[8 * 1 + 3] = 0x7fd00000;
+	in[8 * 2 + 0] = 3;
+	in[8 * 2 + 1] = 0;
+	in[8 * 2 + 2] = 0;
+	in[8 * 2 + 3] = 0;
+	in[8 * 3 + 1] = 0x7ff80000;
+	in[8 * 3 + 3] = 0x3ff00000;
+	in[8 * 4 + 1] = 0x80000000;
+	in[8 * 4 + 3] = 0x80000000;
+	in[8 * 1 + 0] = in[8 * 1 + 2] = in[8 * 3 + 0] = in[8 * 3 + 2] = 0;
+	in[8 * 4 + 0] = in[8 * 4 + 2] = 0;
+	ASSERT_EQ(0, g9_run_wave(&self->rt, "f64mod", in, 64 * 8, &out,
+				 64 * 32));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		const uint32_t *ol = o + 32 * l;
+		int32_t k = (int32_t)in[8 * l + 6];
+		double a, b, c, want[12], f;
+		float fa;
+
+		memcpy(&a, &in[8 * l], 8);
+		memcpy(&b, &in[8 * l + 2], 8);
+		memcpy(&c, &in[8 * l + 4], 8);
+		memcpy(got, ol, sizeof(got));
+		f = isnan(a) ? a : isinf(a) ? NAN :
+		    fmin(a - floor(a), 0x1.fffffffffffffp-1);
+		want[0] = (a + b) * 2;
+		want[1] = (a + b) * 0.5;
+		want[2] = (a * b) * 4;
+		want[3] = g9_dclamp(fma(a, b, c));
+		want[4] = g9_dclamp((a + b) * 2);
+		want[5] = g9_dclamp(g9_dminmax(a, b, 1));
+		want[6] = (double)k * 0.5;
+		want[7] = f * 4;
+		want[8] = 0;		/* binary32, below */
+		want[9] = g9_dclamp(ldexp(a, k));
+		want[10] = sqrt(fabs(a)) * 0.5;
+		want[11] = g9_dclamp(g9_dminmax(-a, b, 0) * 2);
+		for (j = 0; j < 12; j++) {
+			if (j == 8)
+				continue;
+			EXPECT_TRUE(g9_same64(g9_d2u(want[j]), got[j]))
+				TH_LOG("lane %u result %u of %a, %a, %a, %d: %a, want %a",
+				       l, j, a, b, c, k, g9_u2d(got[j]),
+				       want[j]);
+		}
+		fa = (float)a;
+		fa = isnan(fa) || fa < 0 ? 0 : fa > 1 ? 1 : fa;
+		EXPECT_EQ(f2u(fa), ol[16])
+			TH_LOG("lane %u cvt_f32_f64 clamp %a: %a", l, a,
+			       (double)g9_u2f(ol[16]));
+		EXPECT_EQ(0u, ol[17]);
+	}
+	/* the exact ones: 2^1023 * 2 overflows, 3 * 2^-1074 / 2 rounds */
+	EXPECT_EQ(0x7ff0000000000000ULL, ((uint64_t *)(o + 32))[0]);
+	EXPECT_EQ(2ULL, ((uint64_t *)(o + 64))[1]);
+	EXPECT_EQ(0ULL, ((uint64_t *)(o + 96))[3]);
+	EXPECT_EQ(0x8000000000000000ULL, ((uint64_t *)(o + 128))[0]);
+}
+
+/* An f32 with a random mantissa and an exponent in [-@e, @e]. */
+static uint32_t g9_mid32(uint64_t r, int e)
+{
+	return ((uint32_t)r & 0x807fffffu) |
+	       (uint32_t)(127 - e + (int)((r >> 40) % (2 * e + 1))) << 23;
+}
+
+/* A normal f16 with an exponent in [-@e, @e], or a subnormal one. */
+static uint16_t g9_mid16(uint64_t r, int e)
+{
+	if ((r >> 60) == 0)
+		return (uint16_t)(r & 0x83ff);
+	return (uint16_t)((r & 0x83ff) |
+			  (15 - e + (int)((r >> 40) % (2 * e + 1))) << 10);
+}
+
+static float g9_hf(uint16_t u)
+{
+	return (float)g9_hq(u);
+}
+
+/* f16 of a * b + c rounded once: exact in binary128 for these inputs. */
+static uint16_t g9_mixh(float a, float b, float c)
+{
+	return g9_qh((g9_q)a * (g9_q)b + (g9_q)c);
+}
+
+/*
+ * v_fma_mix_f32/lo/hi (fmamix.s): f32 and f16 sources (op_sel_hi picks
+ * f16, op_sel the half), neg and abs (neg_hi), clamp, an f32 inline
+ * constant; the f32 result is the host's fmaf, an f16 one the exact value
+ * rounded once (binary128 holds it exactly: exponents are kept within
+ * +-10 but for the special lanes). Lane 0 would go wrong if the fused
+ * result were rounded to f32 first: (1 + 2^-11) * 1 + 2^-40 lies just
+ * above an f16 tie.
+ */
+TEST_F(gfx9, fma_mix_known_answers)
+{
+	uint32_t in[64 * 8], *o, want[8];
+	uint64_t s = 0x6d69786d69786d69ULL;
+	struct kg_bo out;
+	unsigned int l, j;
+
+	for (l = 0; l < 64; l++) {
+		uint32_t *il = in + 8 * l;
+
+		for (j = 0; j < 3; j++)
+			il[j] = g9_mid32(g9_rand64(&s), 10);
+		il[3] = g9_mid16(g9_rand64(&s), 10) |
+			(uint32_t)g9_mid16(g9_rand64(&s), 10) << 16;
+		il[4] = g9_mid16(g9_rand64(&s), 10) |
+			(uint32_t)g9_mid16(g9_rand64(&s), 10) << 16;
+		il[5] = il[6] = il[7] = 0;
+		if (l % 4 == 1)		/* results in [0, 1]: clamp keeps */
+			il[2] = f2u(g9_u2f(il[2]) * 0x1p-12f);
+	}
+	in[0] = f2u(1.0f + 0x1p-11f);
+	in[1] = f2u(1.0f);
+	in[2] = f2u(0x1p-40f);
+	in[8 * 1 + 0] = 0x7fc00000;		/* NaN */
+	in[8 * 2 + 0] = 0x7f800000;		/* Inf * 0 */
+	in[8 * 2 + 1] = 0;
+	in[8 * 3 + 0] = f2u(300.0f);		/* beyond f16 */
+	in[8 * 3 + 1] = f2u(300.0f);
+	in[8 * 4 + 0] = f2u(0x1p-13f);		/* an f16 subnormal */
+	in[8 * 4 + 1] = f2u(0x1p-13f);
+	in[8 * 4 + 2] = f2u(0x1.8p-23f);
+	in[8 * 5 + 3] = 0x7c00fc00;		/* -Inf, Inf halves */
+	ASSERT_EQ(0, g9_run_wave(&self->rt, "fmamix", in, 64 * 8, &out,
+				 64 * 8));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		const uint32_t *il = in + 8 * l;
+		float a = g9_u2f(il[0]), b = g9_u2f(il[1]), c = g9_u2f(il[2]);
+		float h0 = g9_hf(il[3] & 0xffff), h1 = g9_hf(il[3] >> 16);
+		float g0 = g9_hf(il[4] & 0xffff), g1 = g9_hf(il[4] >> 16);
+		float r;
+
+		want[0] = f2u(fmaf(a, b, c));
+		want[1] = f2u(fmaf(h0, h1, c));
+		want[2] = f2u(fmaf(-a, g1, fabsf(h0)));
+		want[3] = 0x5a5a0000 | g9_mixh(a, b, c);
+		want[4] = 0x1234 | (uint32_t)g9_mixh(h0, g0, a) << 16;
+		r = fmaf(a, b, c);
+		want[5] = f2u(isnan(r) || r < 0 ? 0 : r > 1 ? 1 : r);
+		want[6] = 0x5a5a0000 |
+			  g9_hclamp(g9_mixh(h0, -g0, h1));
+		want[7] = f2u(fmaf(0.0f, b, 1.0f));
+		for (j = 0; j < 8; j++) {
+			int f16 = j == 3 || j == 4 || j == 6;
+
+			EXPECT_TRUE(f16 ? g9_heq(want[j], o[8 * l + j], 3) :
+				    g9_same32(want[j], o[8 * l + j]))
+				TH_LOG("lane %u result %u of %a %a %a, f16 0x%08x 0x%08x: 0x%08x, want 0x%08x",
+				       l, j, (double)a, (double)b, (double)c,
+				       il[3], il[4], o[8 * l + j], want[j]);
+		}
+		if (_metadata->passed == 0)
+			return;
+	}
+	/* by hand: the f16 just above the tie, Inf from 300 * 300 + c */
+	EXPECT_EQ(0x5a5a3c01u, o[3]);
+	EXPECT_EQ(0x7c00u, o[8 * 3 + 3] & 0xffff);
+	EXPECT_EQ(0x5a5a0003u, o[8 * 4 + 3]);	/* 2^-26 + 3 * 2^-24 */
+}
+
+/*
+ * Run kernel @name with one work-item per f16 bit pattern (65536, in
+ * workgroups of 64), each writing 4 dwords into @out (kernarg 0).
+ */
+static int g9_run_every_f16(struct kg_rt *rt, const char *name,
+			    struct kg_bo *out)
+{
+	struct g9_kernel k;
+	int ret;
+
+	ret = g9_load(rt, name, G9_RSRC2_USER_SGPRS(2) | G9_RSRC2_WGID_X,
+		      G9_KCP_KERNARG_PTR, 0, &k);
+	if (!ret)
+		ret = kg_bo_new(rt, 0, 16 * 65536, KT_GTT | KT_WRITABLE, 0, out);
+	if (ret)
+		return ret;
+	memset(out->cpu, 0xee, 16 * 65536);
+	((uint64_t *)k.kernarg)[0] = out->va;
+	return g9_run1(rt, &k, 65536, 64);
+}
+
+/* An f16 result from a binary64 one: the host's conversion, one rounding. */
+static uint16_t g9_dh(double x)
+{
+	return g9_h((_Float16)x);
+}
+
+/*
+ * v_rcp_f16, v_sqrt_f16 and v_rsq_f16 of all 65536 f16 inputs (f16root.s)
+ * against the host's binary64 results rounded to f16: no f16 result of
+ * these lies close enough to a tie for the binary64 rounding to matter
+ * (a rational of few bits, or a root of one), so the once-rounded result
+ * is expected exactly (the ISA allows 1 ULP). The high half is zero.
+ */
+TEST_F(gfx9, f16_rcp_sqrt_rsq_every_input)
+{
+	const uint32_t n = 65536;
+	struct kg_bo out;
+	uint32_t g, j, want[4], *o;
+
+	ASSERT_EQ(0, g9_run_every_f16(&self->rt, "f16root", &out));
+	o = out.cpu;
+	for (g = 0; g < n; g++) {
+		double x = (double)g9_hq((uint16_t)g);
+
+		want[0] = g9_dh(1.0 / x);
+		want[1] = g9_dh(sqrt(x));
+		want[2] = g9_dh(1.0 / sqrt(x));
+		want[3] = g9_dh(sqrt(fabs(x)));
+		for (j = 0; j < 4; j++) {
+			uint32_t wj = want[j], gj = o[4 * g + j];
+
+			ASSERT_TRUE(g9_heq(wj, gj, 1))
+				TH_LOG("f16 0x%04x op %u: 0x%08x, want 0x%08x",
+				       g, j, gj, wj);
+		}
+	}
+	/* by hand: 1/4, sqrt(4), rsq(4), 1/-0, sqrt(-0), sqrt(-1) */
+	EXPECT_EQ(0x3400u, o[4 * 0x4400]);
+	EXPECT_EQ(0x4000u, o[4 * 0x4400 + 1]);
+	EXPECT_EQ(0x3800u, o[4 * 0x4400 + 2]);
+	EXPECT_EQ(0xfc00u, o[4 * 0x8000]);
+	EXPECT_EQ(0x8000u, o[4 * 0x8000 + 1]);
+	EXPECT_EQ(0x7e00u, o[4 * 0xbc00 + 1]);
+}
+
+/* @got (high half 0) within @ulps f16 steps of @want; NaN for NaN. */
+static int g9_hnear(uint16_t want, uint32_t got32, int ulps)
+{
+	uint16_t got = (uint16_t)got32;
+	int a, b;
+
+	if (got32 >> 16)
+		return 0;
+	if (g9_hnan(want) || g9_hnan(got))
+		return g9_hnan(want) && g9_hnan(got);
+	a = want & 0x8000 ? -(want & 0x7fff) : want;
+	b = got & 0x8000 ? -(got & 0x7fff) : got;
+	return abs(a - b) <= ulps;
+}
+
+/*
+ * v_log_f16, v_exp_f16, v_sin_f16 and v_cos_f16 (of turns) of all 65536
+ * f16 inputs (f16transc.s), within the ISA's 1 ULP of the host's long
+ * double log2l, exp2l and sin/cos of 2 pi x rounded to f16; the exact
+ * cases by hand.
+ */
+TEST_F(gfx9, f16_transcendentals_every_input)
+{
+	const uint32_t n = 65536;
+	struct kg_bo out;
+	uint32_t g, *o;
+
+	ASSERT_EQ(0, g9_run_every_f16(&self->rt, "f16transc", &out));
+	o = out.cpu;
+	for (g = 0; g < n; g++) {
+		float x = (float)g9_hq((uint16_t)g);
+
+		ASSERT_TRUE(g9_hnear(g9_dh((double)log2l(x)), o[4 * g], 1))
+			TH_LOG("log2 of f16 0x%04x: 0x%08x", g, o[4 * g]);
+		ASSERT_TRUE(g9_hnear(g9_dh((double)exp2l(x)), o[4 * g + 1], 1))
+			TH_LOG("exp2 of f16 0x%04x: 0x%08x", g, o[4 * g + 1]);
+		ASSERT_TRUE(g9_hnear(g9_dh((double)g9_sinturns(x, 0)),
+				     o[4 * g + 2], 1))
+			TH_LOG("sin of f16 0x%04x: 0x%08x", g, o[4 * g + 2]);
+		ASSERT_TRUE(g9_hnear(g9_dh((double)g9_sinturns(x, 1)),
+				     o[4 * g + 3], 1))
+			TH_LOG("cos of f16 0x%04x: 0x%08x", g, o[4 * g + 3]);
+	}
+	/* by hand: log2(8) = 3, 2^-2, sin(1/4 turn) = 1, cos(1/2 turn) = -1 */
+	EXPECT_EQ(0x4200u, o[4 * 0x4800]);
+	EXPECT_EQ(0x3400u, o[4 * 0xc000 + 1]);
+	EXPECT_EQ(0x3c00u, o[4 * 0x3400 + 2]);
+	EXPECT_EQ(0xbc00u, o[4 * 0x3800 + 3]);
+	EXPECT_EQ(0xfc00u, o[4 * 0x0000]);	/* log2(0) = -Inf */
+}
+
 /* One rounding of @op in the host's rounding mode @mode. */
 static volatile float g9_vx, g9_vy, g9_vz;
 static volatile double g9_va, g9_vb, g9_vc;
@@ -1424,25 +1758,25 @@ TEST_F_TIMEOUT(gfx9, hip_program_runs_exactly, 300)
 /*
  * Debian's rocRAND runs its own gfx906 code object
  * (gfx9/hip/rocrand_app.hip): Philox4x32-10 with a fixed seed, 2 x 65536
- * 32-bit numbers and 65536 uniform floats, each equal to Philox4x32-10
- * computed on the CPU from the published algorithm. (Uniform doubles, the
- * program's "double" argument, need v_ldexp_f64, not implemented yet.)
+ * 32-bit numbers, 65536 uniform floats and 65536 uniform doubles (the
+ * program's "double" argument), each equal to Philox4x32-10 computed on
+ * the CPU from the published algorithm and converted as rocRAND does.
  */
 TEST_F_TIMEOUT(gfx9, rocrand_philox_matches_cpu, 300)
 {
-	g9_program(_metadata, "rocrand_app", NULL, "ROCRAND OK");
+	g9_program(_metadata, "rocrand_app", "double", "ROCRAND OK");
 }
 
 /*
  * Debian's rocSPARSE runs its own gfx906 code object
- * (gfx9/hip/rocsparse_app.hip): rocsparse_scsrmv on a random 3000 x 2000
- * CSR matrix, exact against the CPU for integer-valued data and within the
- * summation-order error bound for real data. (rocsparse_dcsrmv, the
- * "double" argument, needs v_fma_f64, not implemented yet.)
+ * (gfx9/hip/rocsparse_app.hip): rocsparse_scsrmv and rocsparse_dcsrmv
+ * (the "double" argument) on a random 3000 x 2000 CSR matrix, exact
+ * against the CPU for integer-valued data and within the summation-order
+ * error bound for real data.
  */
 TEST_F_TIMEOUT(gfx9, rocsparse_csrmv_matches_cpu, 300)
 {
-	g9_program(_metadata, "rocsparse_app", NULL, "ROCSPARSE OK");
+	g9_program(_metadata, "rocsparse_app", "double", "ROCSPARSE OK");
 }
 
 /* AMD vendor-specific AQL packets (hsa_ext_amd.h), as ROCr writes them. */

@@ -18,14 +18,18 @@
  * assembler then sets op_sel_hi to 0 for it). Literals do not exist in
  * this encoding.
  *
- * Not implemented (they trap): v_fma_mix_f32/mixlo/mixhi,
- * v_dot2_f32_f16, neg or op_sel on the integer dot products, clamp on
- * the packed shifts, min/max and mul_lo.
+ * v_fma_mix_f32, v_fma_mix_lo_f16 and v_fma_mix_hi_f16 (0x20-0x22)
+ * compute a * b + c fused, each source an f32 or an f16 (below).
+ *
+ * Not implemented (they trap): v_dot2_f32_f16, neg or op_sel on the
+ * integer dot products, clamp on the packed shifts, min/max and mul_lo,
+ * an inline constant as an f16 source of v_fma_mix.
  */
 #include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 
+#include "fp_soft.h"
 #include "gfx9.h"
 #include "vop_f16.h"
 
@@ -153,6 +157,108 @@ static u16 vop3p_half(const struct vop3p *p, const struct gfx9_src *s,
 	return sel ? x >> 16 : x;
 }
 
+/* MODE fields of binary32 (f16 shares those of binary64). */
+#define VOP3P_ROUND32(m)	((m) & 3)
+#define VOP3P_ROUND16(m)	(((m) >> 2) & 3)
+#define VOP3P_DENORM32(m)	(((m) >> 4) & 3)
+
+/* VOP3 clamp of a binary32: NaN and below zero to +0, above 1.0 to 1.0. */
+static u32 vop3p_clamp32(u32 r)
+{
+	if ((r & 0x7fffffff) > 0x7f800000 ||
+	    ((r & BIT(31)) && (r & 0x7fffffff)))
+		return 0;
+	return !(r & BIT(31)) && r > 0x3f800000 ? 0x3f800000 : r;
+}
+
+/*
+ * Source @i of v_fma_mix in binary64 bits: the f32 (op_sel_hi[i] clear),
+ * or the f16 half op_sel[i] picks, converted exactly; neg_hi[i] is |x|
+ * here and neg[i] negates (LLVM's VOP3PMadMixMods).
+ */
+static u64 vop3p_mix_src(const struct vop3p *p, const struct gfx9_src *s,
+			 unsigned int i, unsigned int l, bool flush16,
+			 bool flush32)
+{
+	u32 x = gfx9_lane32(s, l);
+
+	if (p->opsel_hi & BIT(i))
+		x = f16_to_f32(p->opsel & BIT(i) ? x >> 16 : x & 0xffff,
+			       flush16);
+	else if (flush32 && !(x & 0x7f800000))
+		x &= BIT(31);		/* a subnormal f32 input flushed */
+	if (p->neg_hi & BIT(i))
+		x &= ~BIT(31);
+	if (p->neg & BIT(i))
+		x ^= BIT(31);
+	return sf_widen(x);
+}
+
+/*
+ * v_fma_mix_f32 rounds a * b + c once, as MODE rounds binary32. The mixlo
+ * and mixhi forms round it once to an f16 (nearest even; other f16 modes
+ * trap) and write that half of vdst, keeping the other: the exact value
+ * is first rounded to odd in binary64 (toward zero, the last bit set if
+ * inexact: toward -Inf and +Inf differ), and 53 bits are enough for the
+ * second rounding to 11 bits to give the once-rounded result. A product
+ * of two f32 and an f32 sum cannot overflow or underflow binary64.
+ */
+static int vop3p_mix(struct gfx9_disp *d, struct gfx9_wave *w,
+		     struct gfx9_insn *in, const struct vop3p *p)
+{
+	struct sf_env env = {
+		.f32 = p->op == 0x20,
+		.round = VOP3P_ROUND32(w->mode),
+		.flush_out = !(VOP3P_DENORM32(w->mode) & 2),
+	};
+	struct sf_env env64 = { .f32 = false };
+	bool flush16 = f16_flush(w);
+	bool flush32 = !(VOP3P_DENORM32(w->mode) & 1);
+	u32 *dst = gfx9_vreg(w, p->vdst), r;
+	u64 exec = gfx9_exec(w), x[3], lo, hi, odd;
+	struct gfx9_src s[3];
+	unsigned int i, l;
+	u16 h;
+
+	if (p->op > 0x20 && VOP3P_ROUND16(w->mode))
+		return gfx9_illegal(d, w, in, "f16 rounding mode not implemented");
+	for (i = 0; i < 3; i++) {
+		if (!(p->opsel_hi & BIT(i)) && (p->opsel & BIT(i)))
+			return gfx9_illegal(d, w, in, "op_sel on an f32 source");
+		if ((p->opsel_hi & BIT(i)) && p->src[i] >= GFX9_SRC_ZERO &&
+		    p->src[i] < GFX9_SRC_VGPR0)
+			return gfx9_illegal(d, w, in, "constant as an f16 source");
+		gfx9_vsrc(d, w, in, p->src[i], GFX9_B32, &s[i]);
+	}
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		for (i = 0; i < 3; i++)
+			x[i] = vop3p_mix_src(p, &s[i], i, l, flush16,
+					     flush32);
+		if (env.f32) {
+			r = sf_fma(x[0], x[1], x[2], 0, &env);
+			dst[l] = p->clamp ? vop3p_clamp32(r) : r;
+			continue;
+		}
+		env64.round = SF_RTZ;
+		odd = sf_fma(x[0], x[1], x[2], 0, &env64);
+		env64.round = SF_RDN;
+		lo = sf_fma(x[0], x[1], x[2], 0, &env64);
+		env64.round = SF_RUP;
+		hi = sf_fma(x[0], x[1], x[2], 0, &env64);
+		if (lo != hi && (odd & 0x7ff0000000000000ULL) !=
+		    0x7ff0000000000000ULL)
+			odd |= 1;
+		h = f16_from_f64(odd, flush16);
+		if (p->clamp)
+			h = f16_clamp(h);
+		dst[l] = p->op == 0x21 ? (dst[l] & 0xffff0000) | h :
+					 (dst[l] & 0xffff) | (u32)h << 16;
+	}
+	return 0;
+}
+
 int gfx9_vop3p(struct gfx9_disp *d, struct gfx9_wave *w,
 	       struct gfx9_insn *in)
 {
@@ -175,6 +281,15 @@ int gfx9_vop3p(struct gfx9_disp *d, struct gfx9_wave *w,
 	u16 r[2], x[3];
 
 	in->op = p.op;
+	if (p.op >= 0x20 && p.op <= 0x22) {
+		if (p.vdst >= d->nvgpr)
+			return gfx9_illegal(d, w, in, "VGPR beyond the allocation");
+		for (i = 0; i < 3; i++)
+			if (!vop3p_src_ok(d, p.src[i]))
+				return gfx9_illegal(d, w, in,
+						    "operand not supported");
+		return vop3p_mix(d, w, in, &p);
+	}
 	if (!is_f16 && !is_dot && p.op > 0xd)
 		return gfx9_illegal(d, w, in, "VOP3P opcode not implemented");
 	if (p.vdst >= d->nvgpr)

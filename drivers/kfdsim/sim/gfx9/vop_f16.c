@@ -30,6 +30,7 @@
 #include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <asm/fpu/api.h>
 
 #include "gfx9.h"
 #include "vop_f16.h"
@@ -287,6 +288,45 @@ static u32 f32_from_f16(u16 x, bool flush)
 	return sign | (u32)(e + 150) << 23 | (u32)(m & 0x7fffff);
 }
 
+/**
+ * f16_to_f32 - the binary32 of an f16, exact (v_fma_mix sources)
+ * @x: the f16
+ * @flush: a subnormal reads as zero
+ *
+ * Return: the binary32 bits; a NaN comes out quiet.
+ */
+u32 f16_to_f32(u16 x, bool flush)
+{
+	return f32_from_f16(x, flush);
+}
+
+/**
+ * f16_from_f64 - a binary64 rounded once to f16, nearest even
+ * @x: the binary64 bits
+ * @flush: a subnormal result becomes zero
+ *
+ * Return: the f16 bits; a NaN keeps its sign and the top of its payload
+ * and comes out quiet.
+ */
+u16 f16_from_f64(u64 x, bool flush)
+{
+	unsigned int exp = (x >> 52) & 0x7ff;
+	bool neg = x >> 63;
+	u64 m = x & (BIT_ULL(52) - 1);
+
+	if (exp == 0x7ff) {
+		if (m)
+			return (neg ? F16_SIGN : 0) | F16_INF | F16_QNAN |
+			       (u16)(m >> 42);
+		return (neg ? F16_SIGN : 0) | F16_INF;
+	}
+	if (exp)
+		m |= BIT_ULL(52);
+	else
+		exp = 1;
+	return f16_pack(neg, m, (int)exp - 1075, flush);
+}
+
 /* f16 to a 16-bit integer, truncating; NaN 0; out of range saturates. */
 static u16 f16_to_int(u16 x, bool sign, bool flush)
 {
@@ -356,6 +396,85 @@ bool f16_flush(const struct gfx9_wave *w)
 	return !GFX9_MODE_DENORM16(w->mode);
 }
 
+/* floor(sqrt(@x)); *@rest gets @x minus its square. */
+static u64 f16_isqrt(u64 x, u64 *rest)
+{
+	u64 r = 0, b = BIT_ULL(62);
+
+	while (b > x)
+		b >>= 2;
+	while (b) {
+		if (x >= r + b) {
+			x -= r + b;
+			r = (r >> 1) + b;
+		} else {
+			r >>= 1;
+		}
+		b >>= 2;
+	}
+	*rest = x;
+	return r;
+}
+
+/*
+ * v_rcp_f16, v_sqrt_f16, v_rsq_f16, correctly rounded (the ISA allows 1
+ * ULP): x = m * 2^e, the quotient or root computed in integers to more
+ * than 24 bits, the remainder kept as a sticky bit below them, then
+ * rounded once. sqrt(-0) is -0, a root of another negative the default
+ * NaN, 1/+-0 and rsq(+-0) +-Inf.
+ */
+static u16 f16_rcp(u16 x, bool flush)
+{
+	u16 sign = x & F16_SIGN;
+	u64 m, q;
+	int e;
+
+	if (f16_isnan(x))
+		return x | F16_QNAN;
+	if (f16_isinf(x))
+		return sign;
+	f16_unpack(x, flush, &m, &e);
+	if (!m)
+		return sign | F16_INF;
+	/* 1 / (m 2^e) = (2^62 / m) * 2^(-62 - e) */
+	q = BIT_ULL(62) / m;
+	return f16_pack(sign, (unsigned __int128)q << 1 |
+			(BIT_ULL(62) % m != 0), -63 - e, flush);
+}
+
+static u16 f16_root(u16 x, bool recip, bool flush)
+{
+	u16 sign = x & F16_SIGN;
+	u64 m, r, rest, y, yrest = 0;
+	int e;
+
+	if (f16_isnan(x))
+		return x | F16_QNAN;
+	if (f16_isinf(x))
+		return sign ? F16_DEFAULT_NAN : recip ? 0 : F16_INF;
+	f16_unpack(x, flush, &m, &e);
+	if (!m)
+		return recip ? sign | F16_INF : sign;
+	if (sign)
+		return F16_DEFAULT_NAN;
+	if (e & 1) {			/* an even exponent halves exactly */
+		m <<= 1;
+		e--;
+	}
+	if (!recip) {
+		/* sqrt(m 2^e) = sqrt(m 2^40) * 2^(e/2 - 20) */
+		r = f16_isqrt(m << 40, &rest);
+		return f16_pack(false, (unsigned __int128)r << 1 | !!rest,
+				e / 2 - 21, flush);
+	}
+	/* 1 / sqrt(m 2^e) = sqrt(2^62 / m) * 2^(-31 - e/2) */
+	y = BIT_ULL(62) / m;
+	yrest = BIT_ULL(62) % m;
+	r = f16_isqrt(y, &rest);
+	return f16_pack(false, (unsigned __int128)r << 1 | !!(rest | yrest),
+			-32 - e / 2, flush);
+}
+
 /* One lane of an f16 operation of the table below. */
 static u16 vop_f16_lane(unsigned int op, u16 x, u16 y, u16 z, bool flush)
 {
@@ -372,6 +491,12 @@ static u16 vop_f16_lane(unsigned int op, u16 x, u16 y, u16 z, bool flush)
 		return f16_minmax(x, y, true, flush);
 	case 0x12e:
 		return f16_minmax(x, y, false, flush);
+	case 0x17d:
+		return f16_rcp(x, flush);
+	case 0x17e:
+		return f16_root(x, false, flush);
+	case 0x17f:
+		return f16_root(x, true, flush);
 	case 0x203:	/* v_mad_f16: product rounded, then the sum */
 		return f16_add(f16_mul(x, y, flush), z, flush);
 	default:	/* 0x123 v_mac_f16 (z is vdst), 0x206 v_fma_f16 */
@@ -388,19 +513,23 @@ static int vop_f16(struct gfx9_disp *d, struct gfx9_wave *w,
 	u64 exec = gfx9_exec(w);
 	bool flush = f16_flush(w);
 	unsigned int op = in->op, l;
-	u16 x, y, z, r;
+	/* VOP1 (0x140-0x1bf): one source */
+	bool unary = op >= 0x140 && op < 0x1c0;
+	u16 x, y = 0, z, r;
 
 	if (!f16_mode_ok(w))
 		return gfx9_illegal(d, w, in, "f16 rounding mode not implemented");
 	f16_vsrc(d, w, in, v->src[0], &s0);
-	f16_vsrc(d, w, in, v->src[1], &s1);
+	if (!unary)
+		f16_vsrc(d, w, in, v->src[1], &s1);
 	if (v->e64)
 		f16_vsrc(d, w, in, v->src[2], &s2);
 	for (l = 0; l < GFX9_LANES; l++) {
 		if (!(exec & BIT_ULL(l)))
 			continue;
 		x = f16_mods(f16_half(&s0, l, v->opsel & 1), v, 0);
-		y = f16_mods(f16_half(&s1, l, v->opsel & 2), v, 1);
+		if (!unary)
+			y = f16_mods(f16_half(&s1, l, v->opsel & 2), v, 1);
 		if (op == 0x123)
 			z = dst[l];
 		else
@@ -408,6 +537,42 @@ static int vop_f16(struct gfx9_disp *d, struct gfx9_wave *w,
 		r = f16_outmod(vop_f16_lane(op, x, y, z, flush), v, flush);
 		dst[l] = f16_write(dst[l], r, v, op == 0x123);
 	}
+	return 0;
+}
+
+/*
+ * v_log_f16, v_exp_f16, v_sin_f16, v_cos_f16: the f16 widened exactly,
+ * the function evaluated in binary64 by vop_fp.c (inside a
+ * kernel_fpu_begin() section: only registers are touched there) to
+ * within 2^-60, then rounded once to f16, within the ISA's 1 ULP.
+ */
+static int vop_f16_transc(struct gfx9_disp *d, struct gfx9_wave *w,
+			  const struct gfx9_insn *in, const struct gfx9_vop *v)
+{
+	u32 *dst = gfx9_vreg(w, v->vdst);
+	u64 exec = gfx9_exec(w);
+	bool flush = f16_flush(w);
+	struct gfx9_src s0;
+	unsigned int l;
+	u16 x, r;
+
+	if (!f16_mode_ok(w))
+		return gfx9_illegal(d, w, in, "f16 rounding mode not implemented");
+	f16_vsrc(d, w, in, v->src[0], &s0);
+	kernel_fpu_begin();
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (!(exec & BIT_ULL(l)))
+			continue;
+		x = f16_mods(f16_half(&s0, l, v->opsel & 1), v, 0);
+		if (f16_isnan(x))
+			r = x | F16_QNAN;
+		else
+			r = f16_from_f64(gfx9_fp_transc16(in->op,
+							  f32_from_f16(x, flush)),
+					 flush);
+		dst[l] = f16_write(dst[l], f16_outmod(r, v, flush), v, false);
+	}
+	kernel_fpu_end();
 	return 0;
 }
 
@@ -630,6 +795,7 @@ static int vop_i16(struct gfx9_disp *d, struct gfx9_wave *w,
 #define H_F(n)	{ n, vop_f16, GFX9_VOP_FLOAT }
 #define H_FO(n)	{ n, vop_f16, GFX9_VOP_FLOAT | GFX9_VOP_OPSEL }
 #define H_CV(n)	{ n, vop_f16_cvt, GFX9_VOP_FLOAT }
+#define H_T(n)	{ n, vop_f16_transc, GFX9_VOP_FLOAT }
 #define H_I(n)	{ n, vop_i16, 0 }
 #define H_IO(n)	{ n, vop_i16, GFX9_VOP_OPSEL }
 #define H_CF(n)	{ n, vop_cmp16, GFX9_VOP_FLOAT }
@@ -685,6 +851,10 @@ const struct gfx9_vop_op gfx9_vop16_ops[1024] = {
 	[0x14a] = H_CV("v_cvt_f16_f32"), [0x14b] = H_CV("v_cvt_f32_f16"),
 	[0x179] = H_CV("v_cvt_f16_u16"), [0x17a] = H_CV("v_cvt_f16_i16"),
 	[0x17b] = H_CV("v_cvt_u16_f16"), [0x17c] = H_CV("v_cvt_i16_f16"),
+	[0x17d] = H_F("v_rcp_f16"), [0x17e] = H_F("v_sqrt_f16"),
+	[0x17f] = H_F("v_rsq_f16"),
+	[0x180] = H_T("v_log_f16"), [0x181] = H_T("v_exp_f16"),
+	[0x189] = H_T("v_sin_f16"), [0x18a] = H_T("v_cos_f16"),
 	/* VOP3 only */
 	[0x203] = H_FO("v_mad_f16"), [0x204] = H_IO("v_mad_u16"),
 	[0x205] = H_IO("v_mad_i16"), [0x206] = H_FO("v_fma_f16"),

@@ -20,6 +20,10 @@ u16 f16_fma(u16 a, u16 b, u16 c, bool flush);
 u16 f16_minmax(u16 a, u16 b, bool max, bool flush);
 u16 f16_clamp(u16 r);
 bool f16_flush(const struct gfx9_wave *w);
+u32 f16_to_f32(u16 x, bool flush);
+u16 f16_from_f64(u64 x, bool flush);
+/* vop_fp.c, inside kernel_fpu_begin()/_end(): v_log/exp/sin/cos_f16. */
+u64 gfx9_fp_transc16(unsigned int op, u32 x);
 /* A vector operand whose inline float constants are f16 ones. */
 void f16_vsrc(const struct gfx9_disp *d, const struct gfx9_wave *w,
 	      const struct gfx9_insn *in, unsigned int code,

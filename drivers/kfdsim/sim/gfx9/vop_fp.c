@@ -29,6 +29,7 @@
 
 #include "fp_soft.h"
 #include "gfx9.h"
+#include "vop_f16.h"
 
 #define F32_SIGN	0x80000000u
 #define F32_ABS		0x7fffffffu
@@ -346,19 +347,15 @@ static double f64_pow2(int k)
 }
 
 /*
- * 2^x of binary32 @x (v_exp_f32): x = k + f with |f| <= 1/2, 2^f by its
- * Taylor series in f * ln 2 (13 terms: error below 2^-60), times 2^k.
+ * 2^v (v_exp_f32/f16) for v below 128: v = k + f with |f| <= 1/2, 2^f by
+ * its Taylor series in f * ln 2 (13 terms: error below 2^-60), times 2^k.
  */
-static u32 f32_exp2(u32 x)
+static double fp_exp2(double v)
 {
 	static const double ln2 = 0.69314718055994530942;
-	double v = f32(x), k, y, p = 1.0, t = 1.0;
+	double k, y, p = 1.0, t = 1.0;
 	int i;
 
-	if (f32_isnan(x))
-		return x | 0x400000;
-	if (v >= 128.0)
-		return F32_EXP;
 	if (v < -160.0)
 		v = -160.0;		/* below half the least subnormal */
 	k = f64(f64_rndne(u64f(v)));
@@ -367,30 +364,30 @@ static u32 f32_exp2(u32 x)
 		t = t * y / i;
 		p += t;
 	}
-	return u32f((float)(p * f64_pow2((int)k)));
+	return p * f64_pow2((int)k);
+}
+
+static u32 f32_exp2(u32 x)
+{
+	if (f32_isnan(x))
+		return x | 0x400000;
+	if (f32(x) >= 128.0f)
+		return F32_EXP;
+	return u32f((float)fp_exp2(f32(x)));
 }
 
 /*
- * log2 of binary32 @x (v_log_f32): x = m * 2^e with m in [sqrt(1/2),
- * sqrt(2)), ln m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, by
- * its series to s^23 (error below 2^-60).
+ * log2 of a positive normal binary64 @v (v_log_f32/f16): v = m * 2^e with
+ * m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s), s = (m - 1) / (m + 1),
+ * |s| < 0.172, by its series to s^23 (error below 2^-60).
  */
-static u32 f32_log2(u32 x)
+static double fp_log2(double v)
 {
 	static const double ln2 = 0.69314718055994530942;
-	double v = f32(x), m, s, s2, p, sum = 0.0;
-	u64 b;
+	double m, s, s2, p, sum = 0.0;
+	u64 b = u64f(v);
 	int e, i;
 
-	if (f32_isnan(x))
-		return x | 0x400000;
-	if (!(x & F32_ABS))
-		return F32_SIGN | F32_EXP;	/* -Inf */
-	if (x & F32_SIGN)
-		return 0x7fc00000;
-	if (x == F32_EXP)
-		return x;
-	b = u64f(v);
 	e = (int)((b >> 52) & 0x7ff) - 1023;
 	m = f64((b & ~F64_EXP) | 0x3ff0000000000000ULL);
 	if (m > 1.4142135623730951) {
@@ -404,7 +401,20 @@ static u32 f32_log2(u32 x)
 		sum += p / i;
 		p *= s2;
 	}
-	return u32f((float)(e + 2.0 * sum / ln2));
+	return e + 2.0 * sum / ln2;
+}
+
+static u32 f32_log2(u32 x)
+{
+	if (f32_isnan(x))
+		return x | 0x400000;
+	if (!(x & F32_ABS))
+		return F32_SIGN | F32_EXP;	/* -Inf */
+	if (x & F32_SIGN)
+		return 0x7fc00000;
+	if (x == F32_EXP)
+		return x;
+	return u32f((float)fp_log2(f32(x)));
 }
 
 /* sin and cos of @a, |a| <= pi/4, by their Taylor series (error < 2^-60). */
@@ -433,16 +443,35 @@ static double fp_cos_poly(double a)
 }
 
 /*
- * v_sin_f32 / v_cos_f32: sin or cos of x * 2 pi, x in revolutions. x is
- * cut exactly into quarter turns q and t = x - q / 4, |t| <= 1/8; the
- * series then runs on 2 pi t. (Hardware specifies [-256, 256] only.)
+ * v_sin_f32/f16, v_cos_f32/f16: sin or cos of v * 2 pi, v in revolutions,
+ * finite, nonzero and below 2^24 in magnitude. v is cut exactly into
+ * quarter turns q and t = v - q / 4, |t| <= 1/8; the series then runs on
+ * 2 pi t. (Hardware specifies [-256, 256] only.)
  */
-static u32 f32_sincos(u32 x, bool cos)
+static double fp_sincos(double v, bool cos)
 {
 	static const double two_pi = 6.28318530717958647693;
-	double v = f32(x), q, a, r;
+	double q, a;
 	unsigned int k;
 
+	q = f64(f64_rndne(u64f(4.0 * v)));
+	a = (v - q * 0.25) * two_pi;
+	k = ((unsigned int)(s32)q + (cos ? 1 : 0)) & 3;
+	/* sin(a + k pi / 2); cos(x) = sin(x + pi / 2) */
+	switch (k) {
+	case 0:
+		return fp_sin_poly(a);
+	case 1:
+		return fp_cos_poly(a);
+	case 2:
+		return -fp_sin_poly(a);
+	default:
+		return -fp_cos_poly(a);
+	}
+}
+
+static u32 f32_sincos(u32 x, bool cos)
+{
 	if (f32_isnan(x))
 		return x | 0x400000;
 	if ((x & F32_ABS) == F32_EXP)
@@ -451,25 +480,42 @@ static u32 f32_sincos(u32 x, bool cos)
 		return cos ? 0x3f800000 : x;
 	if (f32(x & F32_ABS) >= 16777216.0f)	/* a whole number of turns */
 		return cos ? 0x3f800000 : 0;
-	q = f64(f64_rndne(u64f(4.0 * v)));
-	a = (v - q * 0.25) * two_pi;
-	k = ((unsigned int)(s32)q + (cos ? 1 : 0)) & 3;
-	/* sin(a + k pi / 2); cos(x) = sin(x + pi / 2) */
-	switch (k) {
-	case 0:
-		r = fp_sin_poly(a);
-		break;
-	case 1:
-		r = fp_cos_poly(a);
-		break;
-	case 2:
-		r = -fp_sin_poly(a);
-		break;
+	return u32f((float)fp_sincos(f32(x), cos));
+}
+
+/**
+ * gfx9_fp_transc16 - v_log/exp/sin/cos_f16 in binary64
+ * @op: the VOP1 opcode: 0x180 log, 0x181 exp, 0x189 sin, 0x18a cos
+ * @x: the f16 operand as a binary32 (exact), not a NaN
+ *
+ * Call only between kernel_fpu_begin() and kernel_fpu_end().
+ *
+ * Return: the binary64 bits of the result, within 2^-60 of the exact
+ * value, for the caller to round once to f16.
+ */
+u64 gfx9_fp_transc16(unsigned int op, u32 x)
+{
+	bool inf = (x & F32_ABS) == F32_EXP, zero = !(x & F32_ABS);
+	double v = f32(x);
+
+	switch (op) {
+	case 0x180:
+		if (zero)
+			return F64_SIGN | F64_EXP;
+		if (x & F32_SIGN)
+			return 0x7ff8000000000000ULL;
+		return inf ? F64_EXP : u64f(fp_log2(v));
+	case 0x181:
+		if (inf)
+			return x & F32_SIGN ? 0 : F64_EXP;
+		return v >= 128.0 ? F64_EXP : u64f(fp_exp2(v));
 	default:
-		r = -fp_cos_poly(a);
-		break;
+		if (inf)
+			return 0x7ff8000000000000ULL;
+		if (zero)
+			return op == 0x18a ? u64f(1.0) : u64f(v);
+		return u64f(fp_sincos(v, op == 0x18a));
 	}
-	return u32f((float)r);
 }
 
 /* The v_cmp condition @cond of two values (binary32 ones exactly). */
@@ -509,6 +555,27 @@ static u32 f32_omod(u32 r, const struct gfx9_vop *v)
 			r = 0;
 		else if (f32(r) > 1.0f)
 			r = 0x3f800000;
+	}
+	return r;
+}
+
+/*
+ * Output modifier and clamp of a binary64 result, as f32_omod(): the
+ * scaling is one multiplication by 2, 4 or 0.5 (exact but for overflow and
+ * subnormal results, which MXCSR rounds as MODE says), then clamp to
+ * [0, 1] with NaN to 0.
+ */
+static u64 f64_omod(u64 r, const struct gfx9_vop *v)
+{
+	static const double scale[4] = { 1.0, 2.0, 4.0, 0.5 };
+
+	if (v->omod)
+		r = u64f(f64(r) * scale[v->omod]);
+	if (v->clamp) {
+		if (f64_isnan(r) || f64(r) < 0.0)
+			r = 0;
+		else if (f64(r) > 1.0)
+			r = 0x3ff0000000000000ULL;
 	}
 	return r;
 }
@@ -780,7 +847,8 @@ static int fp64(struct gfx9_disp *d, struct gfx9_wave *w,
 	u64 r;
 	unsigned int l;
 
-	if (v->omod || v->clamp)
+	/* Integer results take no output modifier. */
+	if ((v->omod || v->clamp) && !dst64 && op != 0x14f)
 		return -EINVAL;
 	if ((!src64 && (v->abs || v->neg)) ||
 	    (!y64 && ((v->abs | v->neg) & 6)) ||
@@ -801,6 +869,10 @@ static int fp64(struct gfx9_disp *d, struct gfx9_wave *w,
 		z = !three ? 0 : f64_flush(f64_mods(gfx9_lane64(&s2, l), v, 2),
 					   env.flush_in);
 		r = f64_lane(op, x, y, z, &env, vcc & BIT_ULL(l));
+		if (dst64)
+			r = f64_omod(r, v);
+		else if (op == 0x14f)	/* cvt_f32_f64 */
+			r = f32_omod(r, v);
 		if (dst64 && op != 0x144 && op != 0x156)
 			r = f64_flush(r, env.flush_out);
 		lo[l] = r;
