@@ -1614,6 +1614,38 @@ TEST_F(gfx9, s_trap_stops_queue)
 	EXPECT_EQ(0x5a5a5a5au, word);
 }
 
+/*
+ * The integer operations' loops under a scattered EXEC
+ * (gfx9/kernels/exec_runs.s): lanes in EXEC get the new values, the
+ * others keep theirs; both computed here from the kernel's definition.
+ */
+TEST_F(gfx9, valu_partial_exec_keeps_other_lanes)
+{
+	const uint64_t exec = 0x7f00ff00f0f0a5a4ULL;
+	struct g9_kernel k;
+	struct kg_bo out;
+	uint32_t l, *o, v1, v2;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "exec_runs", G9_RSRC2_USER_SGPRS(2),
+			     G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	memset(out.cpu, 0xee, KT_PAGE);
+	*(uint64_t *)k.kernarg = out.va;
+	ASSERT_EQ(0, g9_run1(&self->rt, &k, 64, 64));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		v1 = 3 * l + 5;
+		v2 = 0x11111111;
+		if (exec >> l & 1) {
+			v1 = v1 * l + 0x12345;
+			v2 = 0xdeadbeef ^ l;
+		}
+		ASSERT_EQ(v1, o[2 * l]) TH_LOG("lane %u", l);
+		ASSERT_EQ(v2, o[2 * l + 1]) TH_LOG("lane %u", l);
+	}
+}
+
 /* Run @k over one wave on @q (kept between dispatches) and wait. */
 static int g9_run_on(struct kg_rt *rt, struct kg_queue *q,
 		     const struct g9_kernel *k)
