@@ -1948,6 +1948,168 @@ TEST_F(gfx9, s_trap_stops_queue)
 	EXPECT_EQ(0x5a5a5a5au, word);
 }
 
+/*
+ * The integer operations' loops under a scattered EXEC
+ * (gfx9/kernels/exec_runs.s): lanes in EXEC get the new values, the
+ * others keep theirs; both computed here from the kernel's definition.
+ */
+TEST_F(gfx9, valu_partial_exec_keeps_other_lanes)
+{
+	const uint64_t exec = 0x7f00ff00f0f0a5a4ULL;
+	struct g9_kernel k;
+	struct kg_bo out;
+	uint32_t l, *o, v1, v2;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "exec_runs", G9_RSRC2_USER_SGPRS(2),
+			     G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	memset(out.cpu, 0xee, KT_PAGE);
+	*(uint64_t *)k.kernarg = out.va;
+	ASSERT_EQ(0, g9_run1(&self->rt, &k, 64, 64));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		v1 = 3 * l + 5;
+		v2 = 0x11111111;
+		if (exec >> l & 1) {
+			v1 = v1 * l + 0x12345;
+			v2 = 0xdeadbeef ^ l;
+		}
+		ASSERT_EQ(v1, o[2 * l]) TH_LOG("lane %u", l);
+		ASSERT_EQ(v2, o[2 * l + 1]) TH_LOG("lane %u", l);
+	}
+}
+
+/* Run @k over one wave on @q (kept between dispatches) and wait. */
+static int g9_run_on(struct kg_rt *rt, struct kg_queue *q,
+		     const struct g9_kernel *k)
+{
+	struct kg_signal sig;
+	int ret;
+
+	ret = kg_signal_new(rt, 1, &sig);
+	if (!ret)
+		ret = g9_dispatch(q, k, 1, (const uint32_t[]){ 64 },
+				  (const uint16_t[]){ 64 }, &sig);
+	if (!ret)
+		ret = kg_signal_wait(&sig, 0, KG_TIMEOUT_MS);
+	return ret;
+}
+
+#define G9_ICACHE_WORDS		64
+
+/*
+ * The engine keeps each instruction decoded for the rest of a dispatch,
+ * and must not run one the code no longer holds (gfx9/kernels/icache.s):
+ * a wave that stores a new instruction over one it ran and executes
+ * s_icache_inv runs the new one; a new dispatch on the same queue runs
+ * the code as memory holds it, whoever wrote it. The expected values
+ * follow from the code: v_add_u32 v1, 1 is replaced by v_add_u32 v1, 16.
+ */
+TEST_F(gfx9, rewritten_code_runs_after_icache_inv)
+{
+	uint32_t before[G9_ICACHE_WORDS], *code, *o;
+	unsigned int i, changed = 0, at = 0;
+	struct g9_kernel k;
+	struct kg_queue q;
+	struct kg_bo out;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "icache", G9_RSRC2_USER_SGPRS(2),
+			     G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+				  4096, &q));
+	code = (uint32_t *)((char *)k.bo.cpu + G9_CODE_OFF);
+	memcpy(before, code, sizeof(before));
+	*(uint64_t *)k.kernarg = out.va;
+	o = out.cpu;
+
+	/* The first run of .Lpatch adds 1, the second (new word) 16. */
+	ASSERT_EQ(0, g9_run_on(&self->rt, &q, &k));
+	EXPECT_EQ(17u, o[0]);
+	/* The wave changed exactly one word of its code. */
+	for (i = 0; i < G9_ICACHE_WORDS; i++) {
+		if (code[i] != before[i]) {
+			changed++;
+			at = i;
+		}
+	}
+	ASSERT_EQ(1u, changed);
+
+	/* Same queue, same code VA: the new word runs both times. */
+	o[0] = 0;
+	ASSERT_EQ(0, g9_run_on(&self->rt, &q, &k));
+	EXPECT_EQ(32u, o[0]);
+
+	/* The CPU puts the old instruction back: the next dispatch runs it. */
+	code[at] = before[at];
+	o[0] = 0;
+	ASSERT_EQ(0, g9_run_on(&self->rt, &q, &k));
+	EXPECT_EQ(17u, o[0]);
+	EXPECT_EQ(0, kg_queue_free(&q));
+}
+
+/*
+ * Other code mapped at the same GPU VA while a wave runs
+ * (gfx9/kernels/remap.s): the wave calls the callee (remap_a: + 1),
+ * waits while the test unmaps and frees that BO and maps a new one with
+ * remap_b (+ 16) at the same address, then calls it again. It must run
+ * the new code: 1 + 16, not the instruction decoded before the remap.
+ */
+TEST_F(gfx9, code_remapped_under_a_wave_runs_new_code)
+{
+	uint64_t *ka, va, next;
+	struct kg_signal sig;
+	struct kg_bo out, flag, callee;
+	struct g9_kernel k;
+	struct kg_queue q;
+	uint32_t *f;
+	int n, i;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "remap", G9_RSRC2_USER_SGPRS(2),
+			     G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &flag));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &callee));
+	n = g9_read_file("remap_a.bin", callee.cpu, KT_PAGE);
+	ASSERT_LT(0, n);
+	f = flag.cpu;
+	*f = 0;
+	ka = k.kernarg;
+	ka[0] = out.va;
+	ka[1] = flag.va;
+	ka[2] = callee.va;
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+				  4096, &q));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
+	ASSERT_EQ(0, g9_dispatch(&q, &k, 1, (const uint32_t[]){ 64 },
+				 (const uint16_t[]){ 64 }, &sig));
+	for (i = 0; i < KG_TIMEOUT_MS / 10 &&
+		    __atomic_load_n(f, __ATOMIC_ACQUIRE) != 1; i++)
+		kg_sleep_ms(10);
+	ASSERT_EQ(1u, __atomic_load_n(f, __ATOMIC_ACQUIRE));
+
+	/* The wave spins on the flag, away from the callee: replace it. */
+	va = callee.va;
+	ASSERT_EQ(0, kg_bo_free(&self->rt, &callee));
+	next = self->rt.next_va;
+	self->rt.next_va = va;
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &callee));
+	self->rt.next_va = next;
+	ASSERT_EQ(va, callee.va);
+	n = g9_read_file("remap_b.bin", callee.cpu, KT_PAGE);
+	ASSERT_LT(0, n);
+	__atomic_store_n(f, 2, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, kg_signal_wait(&sig, 0, KG_TIMEOUT_MS));
+	EXPECT_EQ(17u, ((uint32_t *)out.cpu)[0]);
+	EXPECT_EQ(0, kg_queue_free(&q));
+}
+
 static uint32_t g9_sat_u(int64_t r)
 {
 	return r < 0 ? 0 : r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;

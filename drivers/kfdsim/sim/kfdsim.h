@@ -265,6 +265,10 @@ u64 kfdsim_gtt_usage(void);
  *               current eviction began is held, work submitted during it runs
  * @memcg: memory cgroup of the task that created the table (a reference),
  *         charged for what the GPU allocates on behalf of its users
+ * @unmap_gen: changes (to a value no table had before) whenever entries
+ *             are removed, so that whoever keeps something it read through
+ *             the table (the gfx9 engine's decoded instructions) knows to
+ *             read it again: kfdsim_vm_unmap_gen()
  */
 struct kfdsim_page_table {
 	struct xarray ptes;
@@ -276,6 +280,7 @@ struct kfdsim_page_table {
 	bool evicted;
 	u64 evict_epoch;
 	struct mem_cgroup *memcg;
+	u64 unmap_gen;
 };
 
 int kfdsim_vm_create(struct kfdsim_vm *vm);
@@ -289,6 +294,24 @@ int kfdsim_vm_map(struct kfdsim_vm *vm, u64 va, struct page **pages,
 		  unsigned long npages, u32 pte_flags);
 void kfdsim_vm_unmap(struct kfdsim_vm *vm, u64 va, unsigned long npages);
 bool kfdsim_vm_is_mapped(struct kfdsim_vm *vm, u64 va, u64 len, bool write);
+
+/**
+ * kfdsim_vm_unmap_gen - which removal of entries @vm's table has seen last
+ * @vm: a VM handle
+ *
+ * Something read through the table (an instruction a GPU engine keeps
+ * decoded) is still what the table maps while this value stays the same:
+ * it changes before any entry is removed, and a different table (or none)
+ * never gives a value seen before. Lock-free: a reader that sees the old
+ * value runs as if it had read just before the removal began.
+ * Return: the table's generation, or 0 without a table.
+ */
+static inline u64 kfdsim_vm_unmap_gen(struct kfdsim_vm *vm)
+{
+	struct kfdsim_page_table *pt = READ_ONCE(vm->pt);
+
+	return pt ? READ_ONCE(pt->unmap_gen) : 0;
+}
 
 /*
  * Eviction of the KFD process that shares a table, as the render node's job

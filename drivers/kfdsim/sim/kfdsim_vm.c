@@ -26,6 +26,9 @@
 
 #define KFDSIM_PTE_PFN_SHIFT	3
 
+/* Source of kfdsim_page_table.unmap_gen values, unique across tables. */
+static atomic64_t kfdsim_vm_gen_seq = ATOMIC64_INIT(0);
+
 static void *kfdsim_pte_make(struct page *page, u32 flags)
 {
 	return xa_mk_value((page_to_pfn(page) << KFDSIM_PTE_PFN_SHIFT) |
@@ -61,6 +64,7 @@ int kfdsim_vm_create(struct kfdsim_vm *vm)
 	mutex_init(&pt->exec_lock);
 	init_waitqueue_head(&pt->evict_wq);
 	pt->memcg = get_mem_cgroup_from_mm(current->mm);
+	pt->unmap_gen = atomic64_inc_return(&kfdsim_vm_gen_seq);
 	vm->pt = pt;
 	return 0;
 }
@@ -223,6 +227,8 @@ static void kfdsim_vm_erase(struct kfdsim_page_table *pt, unsigned long first,
 			kfdsim_vm_batch_break();
 		n = min_t(unsigned long, npages - done, KFDSIM_VM_BATCH);
 		down_write(&pt->lock);
+		/* Before the first entry goes: see kfdsim_vm_unmap_gen(). */
+		WRITE_ONCE(pt->unmap_gen, atomic64_inc_return(&kfdsim_vm_gen_seq));
 		for (i = 0; i < n; i++)
 			if (xa_erase(&pt->ptes, first + done + i))
 				removed++;

@@ -14,6 +14,7 @@
 
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/string.h>
 
 #include "gfx9.h"
 
@@ -261,43 +262,65 @@ static bool gfx9_vsrc_ok(const struct gfx9_disp *d,
 	return gfx9_ssrc_valid(code);
 }
 
-int gfx9_run_vop(struct gfx9_disp *d, struct gfx9_wave *w,
-		 struct gfx9_insn *in, struct gfx9_vop *v)
+/*
+ * What is wrong with VOP instruction @in, @v for this dispatch, or NULL:
+ * every check depends on the encoding and the dispatch's VGPR count only,
+ * so it holds for as long as the decoded instruction is cached.
+ */
+static const char *gfx9_vop_bad(const struct gfx9_disp *d,
+				const struct gfx9_insn *in,
+				const struct gfx9_vop *v)
 {
 	const struct gfx9_vop_op *op = gfx9_vop_op(in->op);
 	unsigned int i;
 	bool clamp_bad;
 
 	if (!op->fn)
-		return gfx9_illegal(d, w, in, "VOP opcode not implemented");
+		return "VOP opcode not implemented";
 	clamp_bad = v->clamp && !(op->flags & GFX9_VOP_CLAMP_INT);
 	if (v->e64 && (op->flags & GFX9_VOP_VOP3B) && (v->abs || clamp_bad))
-		return gfx9_illegal(d, w, in, "VOP3b modifiers");
+		return "VOP3b modifiers";
 	if (!(op->flags & GFX9_VOP_FLOAT) &&
 	    (v->abs || v->neg || clamp_bad || v->omod))
-		return gfx9_illegal(d, w, in,
-				    "modifiers on an integer VOP are not implemented");
+		return "modifiers on an integer VOP are not implemented";
 	for (i = 0; i < 3; i++)
 		if (!gfx9_vsrc_ok(d, v, v->src[i]))
-			return gfx9_illegal(d, w, in, "operand not supported");
+			return "operand not supported";
 	if (v->e64 && (v->src[0] == GFX9_SRC_LITERAL ||
 		       v->src[1] == GFX9_SRC_LITERAL ||
 		       v->src[2] == GFX9_SRC_LITERAL))
-		return gfx9_illegal(d, w, in, "literal in VOP3");
+		return "literal in VOP3";
 	/* VOPC, readlane and readfirstlane write SGPRs instead. */
 	if (in->op >= 0x100 && !(op->flags & GFX9_VOP_SGPR_DST) &&
 	    v->vdst >= d->nvgpr)
-		return gfx9_illegal(d, w, in, "VGPR beyond the allocation");
+		return "VGPR beyond the allocation";
 	if ((op->flags & GFX9_VOP_SGPR_DST) && !gfx9_sdst_valid(v->vdst, false))
-		return gfx9_illegal(d, w, in, "bad scalar destination");
-	return op->fn(d, w, in, v);
+		return "bad scalar destination";
+	return NULL;
 }
 
-static int gfx9_dispatch_vop(struct gfx9_disp *d, struct gfx9_wave *w,
-			     struct gfx9_insn *in, u8 fmt)
+int gfx9_run_vop(struct gfx9_disp *d, struct gfx9_wave *w,
+		 struct gfx9_insn *in, struct gfx9_vop *v)
 {
+	const char *bad = gfx9_vop_bad(d, in, v);
+
+	if (bad)
+		return gfx9_illegal(d, w, in, bad);
+	return gfx9_vop_op(in->op)->fn(d, w, in, v);
+}
+
+/*
+ * Decode a VOP1/VOPC/VOP2/VOP3 instruction into @e: its operands, and
+ * whether it runs straight from the table (checked now) or through the
+ * DPP or SDWA code each time. Returns NULL or what makes it illegal.
+ */
+static const char *gfx9_decode_vop(const struct gfx9_disp *d,
+				   struct gfx9_decoded *e, u8 fmt)
+{
+	struct gfx9_insn *in = &e->in;
 	struct gfx9_vop v = { .sdst = GFX9_VCC_LO };
 	u32 a = in->dw[0], b = in->dw[1];
+	const char *bad;
 
 	switch (fmt) {
 	case GFX9_FMT_VOP1:
@@ -331,7 +354,7 @@ static int gfx9_dispatch_vop(struct gfx9_disp *d, struct gfx9_wave *w,
 			v.opsel = (a >> 11) & 0xf;
 			if (v.opsel &&
 			    !(gfx9_vop_op(in->op)->flags & GFX9_VOP_OPSEL))
-				return gfx9_illegal(d, w, in, "op_sel");
+				return "op_sel";
 		}
 		v.src[0] = b & 0x1ff;
 		v.src[1] = (b >> 9) & 0x1ff;
@@ -343,13 +366,24 @@ static int gfx9_dispatch_vop(struct gfx9_disp *d, struct gfx9_wave *w,
 			v.sdst = v.vdst;
 		break;
 	}
-	if (fmt != GFX9_FMT_VOP3 && v.src[0] == GFX9_SRC_DPP)
-		return gfx9_vop_dpp(d, w, in, &v, fmt == GFX9_FMT_VOPC);
-	if (fmt != GFX9_FMT_VOP3 && v.src[0] == GFX9_SRC_SDWA)
-		return gfx9_vop_sdwa(d, w, in, &v, fmt == GFX9_FMT_VOPC);
+	e->v = v;
+	e->vopc = fmt == GFX9_FMT_VOPC;
+	if (fmt != GFX9_FMT_VOP3 && v.src[0] == GFX9_SRC_DPP) {
+		e->kind = GFX9_DEC_DPP;
+		return NULL;
+	}
+	if (fmt != GFX9_FMT_VOP3 && v.src[0] == GFX9_SRC_SDWA) {
+		e->kind = GFX9_DEC_SDWA;
+		return NULL;
+	}
 	if (!gfx9_sdst_valid(v.sdst, true))
-		return gfx9_illegal(d, w, in, "bad scalar destination");
-	return gfx9_run_vop(d, w, in, &v);
+		return "bad scalar destination";
+	bad = gfx9_vop_bad(d, in, &v);
+	if (bad)
+		return bad;
+	e->kind = GFX9_DEC_VOP;
+	e->vfn = gfx9_vop_op(in->op)->fn;
+	return NULL;
 }
 
 static const struct gfx9_op *gfx9_lookup(u8 fmt, u32 a)
@@ -415,64 +449,139 @@ static bool gfx9_has_literal(u8 fmt, u32 a)
 	}
 }
 
-/**
- * gfx9_step - fetch, decode and execute one instruction of a wave
- * @d: the dispatch
- * @w: the wave
- *
- * Return: 0, -EFAULT (a GPU page fault, also on fetch) or -ENOEXEC (the
- * wave trapped; the cause is in @d->why).
+/*
+ * Fetch and decode the instruction at @w's PC into @e. Returns 0, -EFAULT
+ * (the fetch faulted) or -ENOEXEC (illegal: the wave's PC moved past the
+ * words fetched and the trap's cause is in @d->why).
  */
-int gfx9_step(struct gfx9_disp *d, struct gfx9_wave *w)
+static int gfx9_decode(struct gfx9_disp *d, struct gfx9_wave *w,
+		       struct gfx9_decoded *e)
 {
 	const struct gfx9_format_desc *f = NULL;
-	struct gfx9_insn in = {};
+	struct gfx9_insn *in = &e->in;
 	const struct gfx9_op *op;
+	const char *bad = NULL;
 	unsigned int i, n;
 	int ret;
 
-	ret = gfx9_fetch(d, w->pc, in.dw, 1);
+	memset(e, 0, sizeof(*e));
+	ret = gfx9_fetch(d, w->pc, in->dw, 1);
 	if (ret)
 		return ret;
 	for (i = 0; i < ARRAY_SIZE(gfx9_formats); i++) {
-		if ((in.dw[0] & gfx9_formats[i].mask) == gfx9_formats[i].match) {
+		if ((in->dw[0] & gfx9_formats[i].mask) ==
+		    gfx9_formats[i].match) {
 			f = &gfx9_formats[i];
 			break;
 		}
 	}
 	if (!f) {	/* a reserved encoding (0xc8..0xcf, 0xe4..0xe7, ...) */
-		in.size = 4;
+		in->size = 4;
 		w->pc += 4;
-		return gfx9_illegal(d, w, &in, "no such encoding");
+		return gfx9_illegal(d, w, in, "no such encoding");
 	}
 	n = f->dwords;
-	if (gfx9_has_ext(f->fmt, in.dw[0]))
+	if (gfx9_has_ext(f->fmt, in->dw[0]))
 		n++;
-	else if (gfx9_has_literal(f->fmt, in.dw[0]))
+	else if (gfx9_has_literal(f->fmt, in->dw[0]))
 		n++;
 	if (n > 1) {
-		ret = gfx9_fetch(d, w->pc + 4, in.dw + 1, n - 1);
+		ret = gfx9_fetch(d, w->pc + 4, in->dw + 1, n - 1);
 		if (ret)
 			return ret;
 	}
-	in.size = n * 4;
-	if (n > f->dwords && !gfx9_has_ext(f->fmt, in.dw[0]))
-		in.lit = in.dw[f->dwords];
-	w->pc += in.size;
+	in->size = n * 4;
+	if (n > f->dwords && !gfx9_has_ext(f->fmt, in->dw[0]))
+		in->lit = in->dw[f->dwords];
 
 	switch (f->fmt) {
 	case GFX9_FMT_VOP1:
 	case GFX9_FMT_VOPC:
 	case GFX9_FMT_VOP2:
 	case GFX9_FMT_VOP3:
-		return gfx9_dispatch_vop(d, w, &in, f->fmt);
+		bad = gfx9_decode_vop(d, e, f->fmt);
+		break;
 	case GFX9_FMT_VOP3P:
-		return gfx9_vop3p(d, w, &in);
+		e->kind = GFX9_DEC_VOP3P;
+		break;
+	default:
+		op = gfx9_lookup(f->fmt, in->dw[0]);
+		if (!op || !op->fn)
+			bad = f->name;
+		else
+			e->fn = op->fn;
+		break;
+	}
+	if (bad) {
+		w->pc += in->size;
+		return gfx9_illegal(d, w, in, bad);
+	}
+	e->pc = w->pc;
+	e->gen = d->icache_gen;
+	return 0;
+}
+
+/* Run decoded instruction @e; @w's PC is already past it. */
+static int gfx9_execute(struct gfx9_disp *d, struct gfx9_wave *w,
+			const struct gfx9_decoded *e)
+{
+	struct gfx9_insn in;
+	struct gfx9_vop v;
+
+	switch (e->kind) {
+	case GFX9_DEC_OP:
+		return e->fn(d, w, &e->in);
+	case GFX9_DEC_VOP:
+		return e->vfn(d, w, &e->in, &e->v);
 	default:
 		break;
 	}
-	op = gfx9_lookup(f->fmt, in.dw[0]);
-	if (!op || !op->fn)
-		return gfx9_illegal(d, w, &in, f->name);
-	return op->fn(d, w, &in);
+	/* These change their copy of the instruction as they go. */
+	in = e->in;
+	v = e->v;
+	switch (e->kind) {
+	case GFX9_DEC_DPP:
+		return gfx9_vop_dpp(d, w, &in, &v, e->vopc);
+	case GFX9_DEC_SDWA:
+		return gfx9_vop_sdwa(d, w, &in, &v, e->vopc);
+	default:
+		return gfx9_vop3p(d, w, &in);
+	}
+}
+
+/**
+ * gfx9_step - execute one instruction of a wave
+ * @d: the dispatch
+ * @w: the wave
+ *
+ * The instruction at the wave's PC is decoded once and kept in the
+ * dispatch's decoded-instruction cache (@d->icache, keyed by its GPU VA)
+ * for every later execution by any wave of the dispatch. The cache is
+ * emptied when the code may have changed: s_icache_inv, and any removal
+ * of entries from the page table (a BO unmapped, or remapped, even
+ * between two instructions). It lives as long as the dispatch state: a
+ * new dispatch, and a wave restored from a context save area, decode
+ * afresh.
+ *
+ * Return: 0, -EFAULT (a GPU page fault, also on fetch) or -ENOEXEC (the
+ * wave trapped; the cause is in @d->why).
+ */
+int gfx9_step(struct gfx9_disp *d, struct gfx9_wave *w)
+{
+	struct gfx9_decoded *e;
+	u64 gen = kfdsim_vm_unmap_gen(d->vm);
+	int ret;
+
+	if (unlikely(gen != d->vm_gen)) {
+		d->vm_gen = gen;
+		gfx9_icache_flush(d);
+	}
+	e = &d->icache[(w->pc >> 2) % GFX9_ICACHE_ENTRIES];
+	if (unlikely(e->pc != w->pc || e->gen != d->icache_gen)) {
+		ret = gfx9_decode(d, w, e);
+		if (ret)
+			return ret;	/* the entry stays empty */
+	}
+	w->pc += e->in.size;
+	return gfx9_execute(d, w, e);
 }

@@ -434,6 +434,7 @@ static void gfx9_disp_free(struct kfdsim_gfx9_dispatch *s)
 		return;
 	kvfree(s->d.vgprs);
 	kvfree(s->d.lds);
+	kvfree(s->d.icache);
 	kvfree(s);
 }
 
@@ -527,8 +528,13 @@ static int gfx9_start(struct kfdsim_gfx9_dispatch **state,
 						 GFX9_LANES) *
 			    (d->nvgpr + GFX9_VGPR_PAD) * GFX9_LANES,
 			    sizeof(u32), GFX9_GFP);
-	if (!d->lds || !d->vgprs)
+	d->icache = kvcalloc(GFX9_ICACHE_ENTRIES, sizeof(*d->icache),
+			     GFX9_GFP);
+	if (!d->lds || !d->vgprs || !d->icache)
 		goto fail;
+	/* Entries of generation 0 are empty. */
+	d->icache_gen = 1;
+	d->vm_gen = kfdsim_vm_unmap_gen(q->vm);
 	*state = s;
 	ret = 0;
 	goto out;

@@ -189,6 +189,50 @@ struct gfx9_vop_op {
 #define GFX9_VOP_CLAMP_INT	BIT(3)	/* integer op whose clamp saturates */
 #define GFX9_VOP_OPSEL		BIT(4)	/* 16-bit: VOP3 op_sel applies */
 
+/* How a decoded instruction runs (struct gfx9_decoded.kind). */
+enum gfx9_dec_kind {
+	GFX9_DEC_OP,	/* @fn with @in: every format with a gfx9_op table */
+	GFX9_DEC_VOP,	/* @vfn with @in and @v, checked when decoded */
+	GFX9_DEC_DPP,	/* VOP1/VOP2 with a DPP dword: dpp.c each time */
+	GFX9_DEC_SDWA,	/* VOP1/VOP2/VOPC with an SDWA dword: sdwa.c */
+	GFX9_DEC_VOP3P,	/* vop3p.c each time */
+};
+
+/*
+ * The decoded-instruction cache of a dispatch: direct-mapped by the
+ * instruction's dword address. 1024 entries cover 4 KiB of code without
+ * two instructions sharing an entry.
+ */
+#define GFX9_ICACHE_ENTRIES	1024
+
+/**
+ * struct gfx9_decoded - an instruction as the decoder left it
+ * @pc: its GPU VA (the cache's key)
+ * @gen: the cache generation it was decoded in (gfx9_disp.icache_gen)
+ * @in: the fetched words, size, opcode and literal
+ * @v: the operands of a VOP instruction, encoding-neutral
+ * @kind: enum gfx9_dec_kind
+ * @vopc: the DPP or SDWA instruction is a VOPC
+ * @fn: the opcode table's implementation (GFX9_DEC_OP)
+ * @vfn: the VOP table's implementation (GFX9_DEC_VOP)
+ *
+ * Everything here follows from the instruction's words and the
+ * dispatch's VGPR count alone, so an entry is good for every wave of the
+ * dispatch until the code may have changed (decode.c, gfx9_step()).
+ */
+struct gfx9_decoded {
+	u64 pc;
+	u64 gen;
+	struct gfx9_insn in;
+	struct gfx9_vop v;
+	u8 kind;
+	bool vopc;
+	union {
+		gfx9_exec_fn fn;
+		gfx9_vop_fn vfn;
+	};
+};
+
 /**
  * struct gfx9_disp - a dispatch of machine code in progress
  * @vm: the address space (per call of kfdsim_gfx9_run())
@@ -227,6 +271,10 @@ struct gfx9_vop_op {
  * @ext: per-lane source operands of the DPP or SDWA instruction being run
  * @why: the trap's cause, for the log and the error
  * @code: the queue error of the trap (KFDSIM_AQL_ERROR_*)
+ * @icache: GFX9_ICACHE_ENTRIES decoded instructions (decode.c)
+ * @icache_gen: entries of another generation are empty; a flush (the
+ *              code may have changed) moves to the next one
+ * @vm_gen: kfdsim_vm_unmap_gen() of @vm when the cache last checked it
  */
 struct gfx9_disp {
 	struct kfdsim_vm *vm;
@@ -263,6 +311,9 @@ struct gfx9_disp {
 	u32 ext[2][GFX9_LANES];
 	char why[160];
 	u32 code;
+	struct gfx9_decoded *icache;
+	u64 icache_gen;
+	u64 vm_gen;
 };
 
 /* kfdsim_gfx9_dispatch is the engine's name for it outside. */
@@ -365,6 +416,15 @@ int gfx9_vop3p(struct gfx9_disp *d, struct gfx9_wave *w,
 
 /* Run one instruction of @w (decode.c). */
 int gfx9_step(struct gfx9_disp *d, struct gfx9_wave *w);
+
+/*
+ * Forget every decoded instruction of the dispatch (s_icache_inv; the
+ * code may have changed).
+ */
+static inline void gfx9_icache_flush(struct gfx9_disp *d)
+{
+	d->icache_gen++;
+}
 
 /* Atomic operations of FLAT, GLOBAL and DS (flat.c). */
 enum {

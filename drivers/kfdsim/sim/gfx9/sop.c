@@ -874,6 +874,14 @@ static int sopp_branch(struct gfx9_disp *d, struct gfx9_wave *w,
 	return 0;
 }
 
+/* The next instructions are fetched and decoded again (decode.c). */
+static int sopp_icache_inv(struct gfx9_disp *d, struct gfx9_wave *w,
+			   const struct gfx9_insn *in)
+{
+	gfx9_icache_flush(d);
+	return 0;
+}
+
 static int sopp_trap(struct gfx9_disp *d, struct gfx9_wave *w,
 		     const struct gfx9_insn *in)
 {
@@ -899,7 +907,7 @@ const struct gfx9_op gfx9_sopp_ops[128] = {
 	[0x0e] = { "s_sleep", sopp_nop },
 	[0x0f] = { "s_setprio", sopp_nop },
 	[0x12] = { "s_trap", sopp_trap },
-	[0x13] = { "s_icache_inv", sopp_nop },
+	[0x13] = { "s_icache_inv", sopp_icache_inv },
 	[0x14] = { "s_incperflevel", sopp_nop },
 	[0x15] = { "s_decperflevel", sopp_nop },
 };

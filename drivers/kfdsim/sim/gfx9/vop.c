@@ -226,6 +226,247 @@ static u32 vop_int_clamp(unsigned int op, u32 x, u32 y)
 	return (u32)clamp_t(s64, r, S32_MIN, S32_MAX);
 }
 
+/*
+ * One lane of the operations vop_int_fast() has: the same results as
+ * vop_int_lane(). Always inlined with a constant @op, so the switch folds
+ * away and each operation gets loops of its own.
+ */
+static __always_inline u32 vop_fast_op(unsigned int op, u32 x, u32 y, u32 z)
+{
+	switch (op) {
+	case 0x106:	/* v_mul_i32_i24 */
+		return (s64)sext24(x) * sext24(y);
+	case 0x108:	/* v_mul_u32_u24 */
+		return (x & 0xffffff) * (y & 0xffffff);
+	case 0x10c:
+		return min((s32)x, (s32)y);
+	case 0x10d:
+		return max((s32)x, (s32)y);
+	case 0x10e:
+		return min(x, y);
+	case 0x10f:
+		return max(x, y);
+	case 0x110:	/* v_lshrrev_b32 */
+		return y >> (x & 31);
+	case 0x111:	/* v_ashrrev_i32 */
+		return (s32)y >> (x & 31);
+	case 0x112:	/* v_lshlrev_b32 */
+		return y << (x & 31);
+	case 0x113:
+		return x & y;
+	case 0x114:
+		return x | y;
+	case 0x115:
+		return x ^ y;
+	case 0x134:	/* v_add_u32 */
+		return x + y;
+	case 0x135:
+		return x - y;
+	case 0x136:
+		return y - x;
+	case 0x13d:
+		return ~(x ^ y);
+	case 0x141:	/* v_mov_b32 */
+		return x;
+	case 0x16b:
+		return ~x;
+	case 0x1c3:	/* v_mad_u32_u24 */
+		return (x & 0xffffff) * (y & 0xffffff) + z;
+	case 0x1c8:
+		return vop_bfe(x, y, z, false);
+	case 0x1ca:	/* v_bfi_b32 */
+		return (x & y) | (~x & z);
+	case 0x1ce:	/* v_alignbit_b32 */
+		return (((u64)x << 32) | y) >> (z & 31);
+	case 0x1f3:
+		return (x ^ y) + z;
+	case 0x1fd:
+		return (x << (y & 31)) + z;
+	case 0x1fe:
+		return (x + y) << (z & 31);
+	case 0x1ff:
+		return x + y + z;
+	case 0x200:
+		return (x << (y & 31)) | z;
+	case 0x201:
+		return (x & y) | z;
+	case 0x202:
+		return x | y | z;
+	case 0x285:	/* v_mul_lo_u32 */
+		return x * y;
+	default:	/* 0x286 v_mul_hi_u32 */
+		return ((u64)x * y) >> 32;
+	}
+}
+
+/*
+ * The end of the run of set bits of @m that starts at bit @l (set): the
+ * first lane above it not in EXEC, or GFX9_LANES.
+ */
+static unsigned int vop_run_end(u64 m, unsigned int l)
+{
+	u64 rest = ~m >> l;
+
+	return rest ? l + __ffs64(rest) : GFX9_LANES;
+}
+
+/*
+ * dst = @op(src0, src1, src2) in the lanes of @exec. With EXEC full and
+ * src2 uniform (every two-operand instruction) a loop of its own for each
+ * kind of src0 and src1, the uniform one held in a register; otherwise a
+ * run of consecutive EXEC lanes at a time, lane l of an operand being
+ * p[l & mask] (a VGPR row with a mask of 63, a uniform value with 0).
+ */
+static __always_inline void vop_fast_loop(unsigned int op, u32 *dst,
+					  const struct gfx9_src *s0,
+					  const struct gfx9_src *s1,
+					  const struct gfx9_src *s2, u64 exec)
+{
+	u32 k0 = s0->k, k1 = s1->k, k2 = s2->k;
+	const u32 *p0 = s0->lo ? s0->lo : &k0;
+	const u32 *p1 = s1->lo ? s1->lo : &k1;
+	const u32 *p2 = s2->lo ? s2->lo : &k2;
+	unsigned int m0 = s0->lo ? GFX9_LANES - 1 : 0;
+	unsigned int m1 = s1->lo ? GFX9_LANES - 1 : 0;
+	unsigned int m2 = s2->lo ? GFX9_LANES - 1 : 0;
+	unsigned int l, end;
+	u64 m;
+
+	if (exec == ~0ULL && !s2->lo) {
+		if (s0->lo && s1->lo) {
+			for (l = 0; l < GFX9_LANES; l++)
+				dst[l] = vop_fast_op(op, p0[l], p1[l], k2);
+			return;
+		}
+		if (s1->lo) {
+			for (l = 0; l < GFX9_LANES; l++)
+				dst[l] = vop_fast_op(op, k0, p1[l], k2);
+			return;
+		}
+		if (s0->lo) {
+			for (l = 0; l < GFX9_LANES; l++)
+				dst[l] = vop_fast_op(op, p0[l], k1, k2);
+			return;
+		}
+	}
+	for (m = exec; m; m = end < GFX9_LANES ? m & (~0ULL << end) : 0) {
+		l = __ffs64(m);
+		end = vop_run_end(m, l);
+		for (; l < end; l++)
+			dst[l] = vop_fast_op(op, p0[l & m0], p1[l & m1],
+					     p2[l & m2]);
+	}
+}
+
+/*
+ * The common 32-bit integer operations (without clamp), the operation
+ * chosen once per instruction instead of once per lane. Returns false
+ * for the others (vop_int_lane()).
+ */
+static bool vop_int_fast(unsigned int op, u32 *dst, const struct gfx9_src *s0,
+			 const struct gfx9_src *s1, const struct gfx9_src *s2,
+			 u64 exec)
+{
+	switch (op) {
+	case 0x106:
+		vop_fast_loop(0x106, dst, s0, s1, s2, exec);
+		break;
+	case 0x108:
+		vop_fast_loop(0x108, dst, s0, s1, s2, exec);
+		break;
+	case 0x10c:
+		vop_fast_loop(0x10c, dst, s0, s1, s2, exec);
+		break;
+	case 0x10d:
+		vop_fast_loop(0x10d, dst, s0, s1, s2, exec);
+		break;
+	case 0x10e:
+		vop_fast_loop(0x10e, dst, s0, s1, s2, exec);
+		break;
+	case 0x10f:
+		vop_fast_loop(0x10f, dst, s0, s1, s2, exec);
+		break;
+	case 0x110:
+		vop_fast_loop(0x110, dst, s0, s1, s2, exec);
+		break;
+	case 0x111:
+		vop_fast_loop(0x111, dst, s0, s1, s2, exec);
+		break;
+	case 0x112:
+		vop_fast_loop(0x112, dst, s0, s1, s2, exec);
+		break;
+	case 0x113:
+		vop_fast_loop(0x113, dst, s0, s1, s2, exec);
+		break;
+	case 0x114:
+		vop_fast_loop(0x114, dst, s0, s1, s2, exec);
+		break;
+	case 0x115:
+		vop_fast_loop(0x115, dst, s0, s1, s2, exec);
+		break;
+	case 0x134:
+		vop_fast_loop(0x134, dst, s0, s1, s2, exec);
+		break;
+	case 0x135:
+		vop_fast_loop(0x135, dst, s0, s1, s2, exec);
+		break;
+	case 0x136:
+		vop_fast_loop(0x136, dst, s0, s1, s2, exec);
+		break;
+	case 0x13d:
+		vop_fast_loop(0x13d, dst, s0, s1, s2, exec);
+		break;
+	case 0x141:
+		vop_fast_loop(0x141, dst, s0, s1, s2, exec);
+		break;
+	case 0x16b:
+		vop_fast_loop(0x16b, dst, s0, s1, s2, exec);
+		break;
+	case 0x1c3:
+		vop_fast_loop(0x1c3, dst, s0, s1, s2, exec);
+		break;
+	case 0x1c8:
+		vop_fast_loop(0x1c8, dst, s0, s1, s2, exec);
+		break;
+	case 0x1ca:
+		vop_fast_loop(0x1ca, dst, s0, s1, s2, exec);
+		break;
+	case 0x1ce:
+		vop_fast_loop(0x1ce, dst, s0, s1, s2, exec);
+		break;
+	case 0x1f3:
+		vop_fast_loop(0x1f3, dst, s0, s1, s2, exec);
+		break;
+	case 0x1fd:
+		vop_fast_loop(0x1fd, dst, s0, s1, s2, exec);
+		break;
+	case 0x1fe:
+		vop_fast_loop(0x1fe, dst, s0, s1, s2, exec);
+		break;
+	case 0x1ff:
+		vop_fast_loop(0x1ff, dst, s0, s1, s2, exec);
+		break;
+	case 0x200:
+		vop_fast_loop(0x200, dst, s0, s1, s2, exec);
+		break;
+	case 0x201:
+		vop_fast_loop(0x201, dst, s0, s1, s2, exec);
+		break;
+	case 0x202:
+		vop_fast_loop(0x202, dst, s0, s1, s2, exec);
+		break;
+	case 0x285:
+		vop_fast_loop(0x285, dst, s0, s1, s2, exec);
+		break;
+	case 0x286:
+		vop_fast_loop(0x286, dst, s0, s1, s2, exec);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
 static int vop_int(struct gfx9_disp *d, struct gfx9_wave *w,
 		   const struct gfx9_insn *in, const struct gfx9_vop *v)
 {
@@ -238,6 +479,8 @@ static int vop_int(struct gfx9_disp *d, struct gfx9_wave *w,
 	gfx9_vsrc(d, w, in, v->src[1], GFX9_B32, &s1);
 	if (v->e64)
 		gfx9_vsrc(d, w, in, v->src[2], GFX9_B32, &s2);
+	if (!v->clamp && vop_int_fast(in->op, dst, &s0, &s1, &s2, exec))
+		return 0;
 	for (l = 0; l < GFX9_LANES; l++) {
 		if (!(exec & BIT_ULL(l)))
 			continue;
