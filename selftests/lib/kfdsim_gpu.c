@@ -920,9 +920,9 @@ int kg_qcount(pid_t pid)
 	return ret < 0 ? ret : n;
 }
 
-int kg_cp_threads(pid_t *pids, int max)
+int kg_cp_threads(pid_t owner, pid_t *pids, int max)
 {
-	char path[300], comm[64];
+	char path[300], comm[64], *slash;
 	struct dirent *d;
 	DIR *dir;
 	int n = 0, len;
@@ -934,14 +934,40 @@ int kg_cp_threads(pid_t *pids, int max)
 		if (!isdigit((unsigned char)d->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		len = kt_read_file(path, comm, sizeof(comm));
+		len = kt_read_file(path, comm, sizeof(comm) - 1);
 		if (len <= 0)
 			continue;
-		if (!strncmp(comm, "kfdsim_cp", 9))
-			pids[n++] = atoi(d->d_name);
+		comm[len] = '\0';
+		if (strncmp(comm, "kfdsim_w", 8))
+			continue;
+		slash = strchr(comm, '/');
+		/* The name may be cut at 15 characters: no match then. */
+		if (owner && (!slash || atoi(slash + 1) != owner))
+			continue;
+		pids[n++] = atoi(d->d_name);
 	}
 	closedir(dir);
 	return n;
+}
+
+int kg_task_cpu_ns(pid_t pid, unsigned long long *ns)
+{
+	unsigned long long ticks;
+	char path[64], buf[128];
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	n = kt_read_file(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		if (sscanf(buf, "%llu", ns) == 1)
+			return 0;
+	}
+	n = kg_task_ticks(pid, &ticks);
+	if (n)
+		return n;
+	*ns = ticks * (1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK));
+	return 0;
 }
 
 int kg_task_ticks(pid_t pid, unsigned long long *ticks)

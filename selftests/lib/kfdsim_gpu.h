@@ -340,8 +340,14 @@ int kg_qinfo(pid_t pid, uint32_t queue, struct kg_qinfo *qi);
 /* Number of queues of @pid listed (-errno on error). */
 int kg_qcount(pid_t pid);
 
-/* pids of the CP kthreads ("kfdsim_cp*"); count or -errno. */
-int kg_cp_threads(pid_t *pids, int max);
+/*
+ * pids of the CP worker kthreads of process @owner ("kfdsim_w<gpu>/<owner>",
+ * one per GPU it has queues on), or of every process if @owner is 0;
+ * count or -errno.
+ */
+int kg_cp_threads(pid_t owner, pid_t *pids, int max);
+/* CPU time of a task in ns (schedstat, else utime + stime); 0 or -errno. */
+int kg_task_cpu_ns(pid_t pid, unsigned long long *ns);
 /* utime + stime of a task, in clock ticks. */
 int kg_task_ticks(pid_t pid, unsigned long long *ticks);
 

@@ -14,9 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libdrm/amdgpu.h>
@@ -24,6 +27,7 @@
 
 #include "kt_harness.h"
 #include "kfdsim_test.h"
+#include "kfdsim_gpu.h"
 #include <linux/kfdsim.h>
 #include "../libdrm/abo.h"
 
@@ -272,6 +276,349 @@ TEST_F_TIMEOUT(memcg, cs_ib_copy_is_charged, 300)
 {
 	ASSERT_EQ(0, kt_run_child(mc_cs_ib_copy, self->cg, self->msg,
 				  sizeof(self->msg))) TH_LOG("%s", self->msg);
+}
+
+/*
+ * The CPU time the command processor spends on a process's queues is
+ * charged to that process's cgroup (Documentation/command-processor.rst,
+ * "CPU time"): each process's queues on a GPU are run by a worker kthread
+ * attached to the process's cgroups. The fixture mounts cgroup2, enables
+ * the cpu controller and makes two cgroups, "lim" with cpu.max "5000
+ * 100000" (5 % of one CPU) and "unl" without a limit. A child in each runs
+ * an endless loop dispatch for CC_WINDOW_MS: the cgroup's cpu.stat
+ * usage_usec must grow by at least half of what its worker ran, the
+ * worker must be in the child's cgroups, and the limited loop must advance
+ * at most a fifth as fast as the unlimited one. Meanwhile a victim in the
+ * root cgroup (the test itself) keeps its dispatch latency.
+ */
+#define CC_N		(64 * 1024)	/* loop buffer elements */
+#define CC_WG		256
+#define CC_WINDOW_MS	2000
+#define CC_SAMPLES	11
+
+FIXTURE(cpucg) {
+	char root[64];
+	char base[128];
+	char lim[160];
+	char unl[160];
+	bool mounted;
+	bool cpu_max;		/* CONFIG_CFS_BANDWIDTH: cpu.max exists */
+	struct kg_rt rt;
+	bool opened;
+};
+
+/* rmdir, waiting a little for a just stopped worker to be reaped. */
+static int cc_rmdir(const char *dir)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!rmdir(dir) || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			break;
+		usleep(10000);
+	}
+	return -errno;
+}
+
+FIXTURE_SETUP(cpucg)
+{
+	struct stat st;
+	char path[256];
+	int ret;
+
+	snprintf(self->root, sizeof(self->root), "/tmp/kfdsim-cg.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->root));
+	if (mount("cgroup2", self->root, "cgroup2", 0, NULL)) {
+		ret = errno;
+		rmdir(self->root);
+		if (ret == ENODEV)
+			SKIP(return, "no cgroup2 in this kernel");
+		ASSERT_EQ(0, ret) TH_LOG("mount cgroup2: %s", strerror(ret));
+	}
+	self->mounted = true;
+	ret = mc_write(self->root, "cgroup.subtree_control", "+cpu");
+	ASSERT_EQ(0, ret) TH_LOG("enable the cpu controller: %s",
+				 strerror(-ret));
+	snprintf(self->base, sizeof(self->base), "%s/kfdsim-cpu-%d",
+		 self->root, getpid());
+	ASSERT_EQ(0, mkdir(self->base, 0755));
+	ret = mc_write(self->base, "cgroup.subtree_control", "+cpu");
+	ASSERT_EQ(0, ret) TH_LOG("enable cpu below %s: %s", self->base,
+				 strerror(-ret));
+	snprintf(self->lim, sizeof(self->lim), "%s/lim", self->base);
+	snprintf(self->unl, sizeof(self->unl), "%s/unl", self->base);
+	ASSERT_EQ(0, mkdir(self->lim, 0755));
+	ASSERT_EQ(0, mkdir(self->unl, 0755));
+	snprintf(path, sizeof(path), "%s/cpu.max", self->lim);
+	self->cpu_max = !stat(path, &st);
+	if (self->cpu_max) {
+		ret = mc_write(self->lim, "cpu.max", "5000 100000");
+		ASSERT_EQ(0, ret) TH_LOG("set cpu.max: %s", strerror(-ret));
+	}
+	ASSERT_EQ(0, kg_open(&self->rt));
+	self->opened = true;
+}
+
+FIXTURE_TEARDOWN(cpucg)
+{
+	if (self->opened)
+		kg_close(&self->rt);
+	if (!self->mounted)
+		return;
+	if (cc_rmdir(self->lim) || cc_rmdir(self->unl) ||
+	    cc_rmdir(self->base))
+		TH_LOG("rmdir under %s: %s", self->base, strerror(errno));
+	mc_write(self->root, "cgroup.subtree_control", "-cpu");
+	if (umount2(self->root, MNT_DETACH))
+		TH_LOG("umount %s: %s", self->root, strerror(errno));
+	rmdir(self->root);
+}
+
+/* What a child saw over its window; in shared memory. */
+struct cc_report {
+	unsigned long long usage_us;	/* growth of cpu.stat usage_usec */
+	unsigned long long throttled;	/* growth of cpu.stat nr_throttled */
+	unsigned long long worker_us;	/* CPU time of the worker */
+	unsigned long long progress;	/* workgroups the loop ran */
+	int ok;
+	char msg[240];
+};
+
+struct cc_sample {
+	unsigned long long usage_us, throttled, worker_ns, progress;
+};
+
+static int cc_sample(const char *cg, pid_t worker, uint32_t qid,
+		     struct cc_sample *s)
+{
+	struct kg_qinfo qi;
+	int ret;
+
+	ret = mc_read_key(cg, "cpu.stat", "usage_usec", &s->usage_us);
+	if (ret)
+		return ret;
+	/* Only with the cpu controller's bandwidth control. */
+	if (mc_read_key(cg, "cpu.stat", "nr_throttled", &s->throttled))
+		s->throttled = 0;
+	ret = kg_task_cpu_ns(worker, &s->worker_ns);
+	if (ret)
+		return ret;
+	ret = kg_qinfo(getpid(), qid, &qi);
+	if (ret)
+		return ret;
+	s->progress = (unsigned long long)qi.iteration * (CC_N / CC_WG) +
+		      qi.next_wg;
+	return 0;
+}
+
+#define CC_FAIL(r, ...) do {						\
+	snprintf((r)->msg, sizeof((r)->msg), __VA_ARGS__);		\
+	_exit(1);							\
+} while (0)
+
+/*
+ * The child: join @cg, start an endless loop dispatch on GPU 0, find its
+ * worker, say "go" on @ready and sample the cgroup, the worker and the
+ * loop's progress around CC_WINDOW_MS.
+ */
+static void cc_child(const char *cg, struct cc_report *r, int ready)
+{
+	struct kfdsim_args_loop args = { .steps = UINT32_MAX };
+	char mine[512], its[512], path[64];
+	struct cc_sample s0, s1;
+	pid_t workers[KT_MAX_GPUS];
+	struct kg_queue q;
+	struct kg_bo buf;
+	struct kg_rt rt;
+	int n;
+
+	if (mc_write(cg, "cgroup.procs", "0"))
+		CC_FAIL(r, "join %s: %s", cg, strerror(errno));
+	if (kg_open(&rt) ||
+	    kg_bo_new(&rt, 0, 4 * CC_N, KT_GTT | KT_WRITABLE, KG_NO_CPU,
+		      &buf) ||
+	    kg_queue_new(&rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 1024, &q))
+		CC_FAIL(r, "GPU setup");
+	args.buf = buf.va;
+	if (kg_dispatch(&q, KFDSIM_KERNEL_LOOP, &args, sizeof(args), CC_N,
+			CC_WG, 0))
+		CC_FAIL(r, "dispatch");
+	n = kg_cp_threads(getpid(), workers, KT_MAX_GPUS);
+	if (n != 1)
+		CC_FAIL(r, "%d CP workers for one GPU's queue, not 1", n);
+	/* The worker is in this process's cgroups (every hierarchy). */
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)workers[0]);
+	if (kt_read_file("/proc/self/cgroup", mine, sizeof(mine)) <= 0 ||
+	    kt_read_file(path, its, sizeof(its)) <= 0)
+		CC_FAIL(r, "read /proc/.../cgroup");
+	if (strcmp(mine, its))
+		CC_FAIL(r, "worker in cgroups \"%.100s\", its process in \"%.100s\"",
+			its, mine);
+	kg_sleep_ms(200);
+	if (cc_sample(cg, workers[0], q.id, &s0))
+		CC_FAIL(r, "first sample");
+	if (write(ready, "g", 1) != 1)
+		CC_FAIL(r, "ready pipe");
+	kg_sleep_ms(CC_WINDOW_MS);
+	if (cc_sample(cg, workers[0], q.id, &s1))
+		CC_FAIL(r, "second sample");
+	r->usage_us = s1.usage_us - s0.usage_us;
+	r->throttled = s1.throttled - s0.throttled;
+	r->worker_us = (s1.worker_ns - s0.worker_ns) / 1000;
+	r->progress = s1.progress - s0.progress;
+	r->ok = 1;
+	/* Exit with the loop running: the exit stops the worker. */
+	_exit(0);
+}
+
+static uint64_t cc_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * The median latency of a small dispatch on @q, in us, polling its signal
+ * every 50 us; 0 on a failure or timeout.
+ */
+static uint64_t cc_latency_us(struct kg_queue *q, struct kg_signal *sig,
+			      struct kg_bo *buf)
+{
+	struct kfdsim_args_fill args = { .dst = buf->va };
+	struct timespec nap = { .tv_nsec = 50000 };
+	uint64_t t[CC_SAMPLES], t0, end, tmp;
+	int i, j;
+
+	for (i = -1; i < CC_SAMPLES; i++) {
+		args.value = 0x2000 + i;
+		kg_signal_store(sig, 1);
+		t0 = cc_now_us();
+		end = t0 + 1000ULL * KG_TIMEOUT_MS;
+		if (kg_dispatch(q, KFDSIM_KERNEL_FILL_U32, &args, sizeof(args),
+				256, 256, sig->va))
+			return 0;
+		while (kg_signal_load(sig)) {
+			if (cc_now_us() > end)
+				return 0;
+			nanosleep(&nap, NULL);
+		}
+		if (((uint32_t *)buf->cpu)[255] != args.value)
+			return 0;
+		if (i >= 0)
+			t[i] = cc_now_us() - t0;
+	}
+	for (i = 1; i < CC_SAMPLES; i++)
+		for (j = i; j > 0 && t[j - 1] > t[j]; j--) {
+			tmp = t[j];
+			t[j] = t[j - 1];
+			t[j - 1] = tmp;
+		}
+	return t[CC_SAMPLES / 2];
+}
+
+/*
+ * Run cc_child() in @cg; while its window runs, measure the victim's
+ * latency into *@lat (if @victim). Returns 0 with @r filled, else -1
+ * with @r->msg saying why.
+ */
+static int cc_run(const char *cg, struct cc_report *r, struct kg_queue *victim,
+		  struct kg_signal *sig, struct kg_bo *buf, uint64_t *lat)
+{
+	pid_t pid, workers[KT_MAX_GPUS];
+	int p[2], status, i;
+	char c;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(p[0]);
+		cc_child(cg, r, p[1]);
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) == 1 && victim)
+		*lat = cc_latency_us(victim, sig, buf);
+	close(p[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) || !r->ok) {
+		if (!r->msg[0])
+			snprintf(r->msg, sizeof(r->msg), "child status 0x%x",
+				 status);
+		return -1;
+	}
+	/* No worker survives its process. */
+	for (i = 0; i < 100 && kg_cp_threads(pid, workers, KT_MAX_GPUS); i++)
+		kg_sleep_ms(10);
+	if (kg_cp_threads(pid, workers, KT_MAX_GPUS)) {
+		snprintf(r->msg, sizeof(r->msg),
+			 "a CP worker of pid %d outlived it", (int)pid);
+		return -1;
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(cpucg, cp_time_is_charged_and_throttled, 300)
+{
+	uint64_t lat0 = 0, latl = 0, bound, floor;
+	struct cc_report *lim, *unl;
+	struct kg_signal sig;
+	struct kg_queue q;
+	struct kg_bo buf;
+
+	lim = mmap(NULL, 2 * sizeof(*lim), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, lim);
+	unl = lim + 1;
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &buf));
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL,
+				  1024, &q));
+	ASSERT_EQ(0, kg_signal_new(&self->rt, 1, &sig));
+	lat0 = cc_latency_us(&q, &sig, &buf);
+	ASSERT_NE(0, lat0);
+
+	ASSERT_EQ(0, cc_run(self->unl, unl, NULL, NULL, NULL, NULL))
+		TH_LOG("unlimited child: %s", unl->msg);
+	ASSERT_EQ(0, cc_run(self->lim, lim, &q, &sig, &buf, &latl))
+		TH_LOG("limited child: %s", lim->msg);
+	ASSERT_NE(0, latl);
+
+	TH_LOG("over %d ms: unlimited cgroup usage_usec +%llu, its worker ran %llu us, loop +%llu workgroups",
+	       CC_WINDOW_MS, unl->usage_us, unl->worker_us, unl->progress);
+	TH_LOG("cpu.max 5000 100000%s: usage_usec +%llu, worker ran %llu us, throttled %llu times, loop +%llu workgroups",
+	       self->cpu_max ? "" : " (no cpu.max in this kernel)",
+	       lim->usage_us, lim->worker_us, lim->throttled, lim->progress);
+	TH_LOG("victim in the root cgroup: %lu us alone, %lu us while the limited loop runs (median of %d)",
+	       (unsigned long)lat0, (unsigned long)latl, CC_SAMPLES);
+
+	/* The worker's time shows up in its process's cgroup. */
+	EXPECT_GT(unl->worker_us, 0);
+	EXPECT_GE(2 * unl->usage_us, unl->worker_us);
+	EXPECT_GT(lim->worker_us, 0);
+	EXPECT_GE(2 * lim->usage_us, lim->worker_us);
+	EXPECT_GT(unl->progress, 0);
+	if (self->cpu_max) {
+		/* 5 % of a CPU against what the unlimited loop got. */
+		EXPECT_GT(lim->throttled, 0);
+		EXPECT_LE(5 * lim->progress, unl->progress);
+	} else {
+		TH_LOG("no cpu.max (CONFIG_CFS_BANDWIDTH): throttling not checked");
+	}
+	/* The victim's worker is its own: the limited one does not slow it. */
+	floor = 4000;
+	bound = (3 + kt_timeout_scale() / 3) * (lat0 > floor ? lat0 : floor);
+	EXPECT_LT(latl, bound) TH_LOG("bound %lu us", (unsigned long)bound);
+
+	ASSERT_EQ(0, kg_queue_free(&q));
+	ASSERT_EQ(0, kg_bo_free(&self->rt, &buf));
+	munmap(lim, 2 * sizeof(*lim));
 }
 
 TEST_HARNESS_MAIN

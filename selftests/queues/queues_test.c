@@ -569,7 +569,8 @@ static void exit_with_queues(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(nokfd) *self, bool kill_it)
 {
 	struct kt_gpu gpus[KT_MAX_GPUS];
-	int pfd[2], go[2], status, changed;
+	int pfd[2], go[2], status, changed, ngpus, i;
+	pid_t workers[KT_MAX_GPUS];
 	char c;
 	pid_t pid;
 
@@ -586,8 +587,10 @@ static void exit_with_queues(struct __test_metadata *_metadata,
 	close(go[0]);
 	ASSERT_EQ(1, read(pfd[0], &c, 1)) TH_LOG("child did not start");
 	close(pfd[0]);
-	/* An AQL and an SDMA queue per GPU. */
-	EXPECT_EQ(2 * kt_gpus(gpus, KT_MAX_GPUS), kg_qcount(pid));
+	/* An AQL and an SDMA queue per GPU, served by one worker per GPU. */
+	ngpus = kt_gpus(gpus, KT_MAX_GPUS);
+	EXPECT_EQ(2 * ngpus, kg_qcount(pid));
+	EXPECT_EQ(ngpus, kg_cp_threads(pid, workers, KT_MAX_GPUS));
 	if (kill_it)
 		kill(pid, SIGKILL);
 	close(go[1]);
@@ -598,6 +601,14 @@ static void exit_with_queues(struct __test_metadata *_metadata,
 		EXPECT_EQ(0, status);
 	}
 	EXPECT_EQ(0, kg_qcount(pid));
+	/*
+	 * No CP worker survives its process: each was stopped when the
+	 * process's last queue went, before waitpid returned. A stopped
+	 * kthread is reaped right after it stops, so give /proc a moment.
+	 */
+	for (i = 0; i < 100 && kg_cp_threads(pid, workers, KT_MAX_GPUS); i++)
+		kg_sleep_ms(10);
+	EXPECT_EQ(0, kg_cp_threads(pid, workers, KT_MAX_GPUS));
 	changed = counters_changed(&self->base, self->msg, sizeof(self->msg));
 	EXPECT_EQ(0, changed) TH_LOG("after waitpid: %s", self->msg);
 }
@@ -612,7 +623,10 @@ TEST_F_TIMEOUT(nokfd, sigkill_with_queues_running, 120)
 	exit_with_queues(_metadata, self, true);
 }
 
-/* CPU time of every CP thread over @ms, in percent of one CPU. */
+/*
+ * CPU time of every CP worker of this process (one per GPU it has queues
+ * on) over @ms, in percent of one CPU; the number of workers, or -1.
+ */
 static int cp_cpu(double *pct, int max, unsigned int ms)
 {
 	unsigned long long t0[KT_MAX_GPUS], t1;
@@ -621,7 +635,7 @@ static int cp_cpu(double *pct, int max, unsigned int ms)
 	uint64_t start, el;
 	int n, i;
 
-	n = kg_cp_threads(pids, max < KT_MAX_GPUS ? max : KT_MAX_GPUS);
+	n = kg_cp_threads(getpid(), pids, max < KT_MAX_GPUS ? max : KT_MAX_GPUS);
 	if (n <= 0)
 		return -1;
 	for (i = 0; i < n; i++)
@@ -640,7 +654,7 @@ static int cp_cpu(double *pct, int max, unsigned int ms)
 }
 
 /*
- * With queues created but idle the CP threads poll with a backoff. A CP
+ * With queues created but idle the CP workers poll with a backoff. A CP
  * that does not back off spins near 100% of a CPU; one that does uses
  * about 1-5% under TCG, more when the host is loaded (guest CPU time
  * includes time the host steals) and about 35% with 40 queues under a
@@ -657,12 +671,11 @@ TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 	struct kg_signal sig;
 	struct kg_bo buf;
 	uint32_t steps;
+	pid_t pids[KT_MAX_GPUS];
 	int g, n, i;
 
-	n = cp_cpu(pct, KT_MAX_GPUS, 1000);
-	ASSERT_EQ(self->rt.e.ngpus, n);
-	for (i = 0; i < n; i++)
-		TH_LOG("CP thread %d without queues: %.2f%% CPU", i, pct[i]);
+	/* Without queues there is no worker, so nothing polls. */
+	ASSERT_EQ(0, kg_cp_threads(getpid(), pids, KT_MAX_GPUS));
 
 	for (g = 0; g < self->rt.e.ngpus; g++) {
 		ASSERT_EQ(0, kg_queue_new(&self->rt, g, AQL, 1024, &qs[g][0]));
@@ -680,7 +693,7 @@ TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 	n = cp_cpu(pct, KT_MAX_GPUS, 3000);
 	ASSERT_EQ(self->rt.e.ngpus, n);
 	for (i = 0; i < n; i++) {
-		printf("# CP thread %d, 2 idle queues per GPU: %.2f%% CPU over 3 s\n",
+		printf("# CP worker %d, 2 idle queues per GPU: %.2f%% CPU over 3 s\n",
 		       i, pct[i]);
 		EXPECT_LT(pct[i], IDLE_CP_MAX_PCT);
 	}
@@ -700,7 +713,7 @@ TEST_F_TIMEOUT(q, idle_cp_threads_use_little_cpu, 120)
 	for (i = 1; i < n; i++)
 		if (pct[i] > pct[0])
 			pct[0] = pct[i];
-	printf("# busiest CP thread while a loop kernel runs: %.2f%% CPU\n",
+	printf("# busiest CP worker while a loop kernel runs: %.2f%% CPU\n",
 	       pct[0]);
 	fflush(stdout);
 	EXPECT_GT(pct[0], 30.0);
@@ -728,7 +741,7 @@ TEST_F_TIMEOUT(q, idle_cp_threads_max_queues, 120)
 	n = cp_cpu(pct, KT_MAX_GPUS, 3000);
 	ASSERT_EQ(self->rt.e.ngpus, n);
 	for (i = 0; i < n; i++) {
-		printf("# CP thread %d, 40 idle queues per GPU: %.2f%% CPU over 3 s\n",
+		printf("# CP worker %d, 40 idle queues per GPU: %.2f%% CPU over 3 s\n",
 		       i, pct[i]);
 		EXPECT_LT(pct[i], IDLE_CP_MAX_PCT);
 	}

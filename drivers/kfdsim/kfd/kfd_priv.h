@@ -95,6 +95,7 @@ extern struct kfd_counters kfd_counters;
 
 struct dma_buf;
 struct kfd_process;
+struct kfdsim_cp_proc;
 
 /**
  * struct kfd_process_device - a process's state on one GPU
@@ -130,11 +131,9 @@ struct kfd_process;
  * @scratch_backing_va: SET_SCRATCH_BACKING_VA's address (recorded only)
  * @tba_addr: SET_TRAP_HANDLER's trap handler code address (recorded only)
  * @tma_addr: SET_TRAP_HANDLER's trap handler data address (recorded only)
- * @cp_node: on the GPU's CP list of processes with queues (CP lock)
- * @cp_queues: this process's queues on the GPU, in the order its CP turns
- *             visit them (CP lock; valid while @cp_nr_queues is nonzero)
- * @cp_nr_queues: queues on @cp_queues (CP lock)
- * @cp_round: the last CP round that gave the process its turn (CP lock)
+ * @cp: the command processor's state of the process on this GPU (its
+ *      queue list and worker thread), while it has queues there; set and
+ *      cleared by the device under the process lock
  */
 struct kfd_process_device {
 	struct kfd_process *p;
@@ -155,10 +154,7 @@ struct kfd_process_device {
 	u64 scratch_backing_va;
 	u64 tba_addr;
 	u64 tma_addr;
-	struct list_head cp_node;
-	struct list_head cp_queues;
-	unsigned int cp_nr_queues;
-	u64 cp_round;
+	struct kfdsim_cp_proc *cp;
 };
 
 /**
@@ -276,10 +272,11 @@ static inline u64 *kfd_doorbell_slot(const struct kfd_process_device *pdd,
  * @ctx_save_va: see @eop_va
  * @ctx_save_size: see @eop_va
  * @ctl_stack_size: see @eop_va
- * @state: execution state, owned by the CP (protected by its lock)
+ * @state: execution state, owned by the CP (protected by the turn lock of
+ *         @pdd->cp, "CP lock" below)
  * @evicted: the CP must not run the queue (protected by the CP lock)
- * @cp_node: on its process's CP queue list (@pdd->cp_queues)
- * @cp_round: the last CP round that visited the queue (CP lock)
+ * @cp_node: on its process's CP queue list (@pdd->cp->queues)
+ * @cp_round: the last CP turn that visited the queue (CP lock)
  * @gfx9: the machine-code dispatch under way, or NULL (CP lock)
  * @cwsr: the context save state (MQD fields and control stack) of an AQL
  *        queue with a save area; cntl_stack NULL otherwise (CP lock)

@@ -98,26 +98,48 @@ extern const struct kfdsim_asic kfdsim_gfx906;
 
 /**
  * struct kfdsim_cp - the command processor of one GPU
- * @thread: the kthread that fetches and executes packets
- * @lock: protects @queues and the execution state of every queue on it;
- *        held by @thread while it executes one queue's time slice (and
- *        dropped between slices), so whoever takes it knows no packet of
- *        any queue of this GPU is mid-execution; others take it with
- *        kfdsim_cp_lock()
- * @procs: the processes with queues on this GPU (their
- *         kfd_process_device.cp_node), in the order the current round
- *         gives them their turns (a process moves to the tail at its turn);
- *         each holds its queues on its own list
- * @round: number of the current round; see kfd_queue.cp_round
- * @lock_asked: kfdsim_cp_lock() calls so far (counted before the wait)
- * @lock_got: kfdsim_cp_lock() calls that got @lock so far
- * @wq: @thread sleeps here while no queue may run
- * @kick: set when a queue may have become runnable
+ * @lock: protects @procs (and nothing else: the queues of a process are
+ *        under its kfdsim_cp_proc.turn)
+ * @procs: the processes with queues on this GPU (their kfdsim_cp_proc.node)
+ *
+ * The work is done by one worker kthread per process and GPU, in that
+ * process's cgroups (kfdsim_cp.c), so the host CPU time the CP spends on
+ * a process's queues is charged to it.
  */
 struct kfdsim_cp {
-	struct task_struct *thread;
 	struct mutex lock;		/* see above */
 	struct list_head procs;
+};
+
+/**
+ * struct kfdsim_cp_proc - the CP's part of one process on one GPU
+ * @gpu: the GPU
+ * @pdd: the process's device data; its @cp points back here
+ * @worker: the kthread that runs this process's queues on @gpu, attached
+ *          to the cgroups of the task that created the first queue
+ * @turn: held by @worker while it runs one queue's time slice (dropped
+ *        between slices), so whoever takes it knows no packet of this
+ *        process on @gpu is mid-execution; protects @queues, @round and
+ *        the execution state of every queue on @queues; others take it
+ *        with kfdsim_cp_turn_lock()
+ * @node: on @gpu's kfdsim_cp.procs (kfdsim_cp.lock)
+ * @queues: the process's queues on @gpu (their kfd_queue.cp_node), in the
+ *          order the worker's turns visit them
+ * @nr_queues: queues on @queues; changes under the process lock and @turn
+ * @round: number of the worker's current turn; see kfd_queue.cp_round
+ * @lock_asked: kfdsim_cp_turn_lock() calls so far (counted before the wait)
+ * @lock_got: kfdsim_cp_turn_lock() calls that got @turn so far
+ * @wq: @worker sleeps here while none of its queues may run
+ * @kick: set when a queue may have become runnable
+ */
+struct kfdsim_cp_proc {
+	struct kfdsim_gpu *gpu;
+	struct kfd_process_device *pdd;
+	struct task_struct *worker;
+	struct mutex turn;		/* see above */
+	struct list_head node;
+	struct list_head queues;
+	unsigned int nr_queues;
 	u64 round;
 	atomic_long_t lock_asked;
 	atomic_long_t lock_got;
@@ -420,10 +442,9 @@ int kfdsim_pm4_exec(struct kfdsim_pm4_ctx *ctx, const u32 *dw, u32 ndw,
 
 int kfdsim_cp_init(struct kfdsim_gpu *gpu);
 void kfdsim_cp_fini(struct kfdsim_gpu *gpu);
-void kfdsim_cp_lock(struct kfdsim_cp *cp);
-void kfdsim_cp_add_queue(struct kfd_queue *q);
+void kfdsim_cp_turn_lock(struct kfdsim_cp_proc *proc);
+int kfdsim_cp_add_queue(struct kfd_queue *q);
 void kfdsim_cp_remove_queue(struct kfd_queue *q);
-void kfdsim_cp_kick(struct kfdsim_gpu *gpu);
 u64 kfdsim_queue_doorbell_value(struct kfd_queue *q);
 
 /* CP allocation fault injection (debugfs cp_fail_nth). */

@@ -2,28 +2,40 @@
 /*
  * The command processor of a simulated GPU.
  *
- * One kthread per GPU serves the GPU's queues, round-robin per process and
- * then per queue: each round gives every process with queues on the GPU
- * one turn, in which its queues are tried in turn until one makes progress
- * in its time slice. For a queue it compares the read pointer with the
+ * Each process with queues on a GPU has a worker kthread there
+ * ("kfdsim_w<gpu>/<pid>") that serves that process's queues round-robin:
+ * in each turn its queues are tried in turn until one makes progress in
+ * its time slice. For a queue it compares the read pointer with the
  * write pointer the process published (doorbell, and for AQL also the
  * write index in memory), fetches packets from the ring through the
  * process's GPU page table and executes them, for at most one time slice.
+ * The worker is attached to the cgroups of the task that created the
+ * process's first queue on the GPU, so the CPU time the CP spends on the
+ * process counts against that cgroup (cpu.stat, cpu.max); fairness
+ * between processes is the host scheduler's, one worker per process
+ * whatever its number of queues.
  *
- * Doorbell writes are plain memory writes the CPU cannot trap, so the thread
+ * Doorbell writes are plain memory writes the CPU cannot trap, so the worker
  * polls, backing off from KFDSIM_CP_POLL_MIN_US to KFDSIM_CP_POLL_MAX_US while
  * nothing happens, and sleeps without polling while no queue may run at all.
  *
- * The thread holds cp->lock for one process's turn at a time (at most one
- * slice that makes progress) and drops it between turns, so anyone who
- * takes the lock knows no packet is mid-execution, and waits for at most
- * one slice whoever owns it: the kernels and the SDMA engine stop at a
- * workgroup or packet boundary once the slice's deadline passed, a
- * workgroup has at most
+ * The worker holds its process's turn lock (kfdsim_cp_proc.turn) for one
+ * turn at a time (at most one slice that makes progress) and drops it
+ * between turns, so anyone who takes the lock knows no packet of that
+ * process on that GPU is mid-execution, and waits for at most one slice:
+ * the kernels and the SDMA engine stop at a workgroup or packet boundary
+ * once the slice's deadline passed, a workgroup has at most
  * KFDSIM_MAX_WG_SIZE work-items and an SDMA packet moves at most 4 MiB, and
- * the dispatch progress is saved in the queue state, as for preemption. So
- * one process's queues cannot hold up another's queue management, eviction
- * or exit, however much work they have.
+ * the dispatch progress is saved in the queue state, as for preemption.
+ * One process's queues never hold up another's queue management, eviction
+ * or exit.
+ *
+ * Lock order: process lock (kfd_process.lock) -> kfdsim_cp.lock -> turn
+ * lock -> what a slice takes (the VM's page-table lock, the event locks).
+ * kfdsim_cp.lock guards only the GPU's list of processes and is never held
+ * for a slice; no two turn locks are held at once. The process lock is
+ * held by everyone who starts or stops a worker (CREATE_QUEUE, DESTROY_QUEUE,
+ * RESTORE, process exit), and the worker never takes it.
  *
  * A transient -ENOMEM leaves the queue as it was (nothing of the packet has
  * run yet) and the packet is retried on a later round, after the idle back
@@ -31,6 +43,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cgroup.h>
 #include <linux/delay.h>
 #include <linux/kfd_ioctl.h>
 #include <linux/kthread.h>
@@ -50,7 +63,7 @@
 #define KFDSIM_CP_IDLE_ROUNDS	250
 /* A slice this much longer than planned means a slow workgroup or packet. */
 #define KFDSIM_CP_OVERRUN_NS	(2000 * NSEC_PER_MSEC)
-/* The longest the thread stands back for kfdsim_cp_lock() callers. */
+/* The longest a worker stands back for kfdsim_cp_turn_lock() callers. */
 #define KFDSIM_CP_YIELD_JIFFIES	(HZ / 10)
 
 enum kfdsim_run {
@@ -603,42 +616,42 @@ static enum kfdsim_run kfdsim_run_queue(struct kfd_queue *q)
 }
 
 /**
- * kfdsim_cp_lock - take the CP lock from outside the CP thread
- * @cp: the command processor
+ * kfdsim_cp_turn_lock - take a process's CP turn lock from outside its worker
+ * @proc: the process on one GPU
  *
- * The thread drops the lock between two turns and lets those who wait in
+ * The worker drops the lock between two slices and lets those who wait in
  * here at that moment have it before it takes the lock again: a plain
- * mutex_lock() could lose the race to the thread for many turns in a row.
+ * mutex_lock() could lose the race to the worker for many slices in a row.
  */
-void kfdsim_cp_lock(struct kfdsim_cp *cp)
+void kfdsim_cp_turn_lock(struct kfdsim_cp_proc *proc)
 {
-	atomic_long_inc(&cp->lock_asked);
-	mutex_lock(&cp->lock);
-	atomic_long_inc(&cp->lock_got);
-	wake_up_var(&cp->lock_got);
+	atomic_long_inc(&proc->lock_asked);
+	mutex_lock(&proc->turn);
+	atomic_long_inc(&proc->lock_got);
+	wake_up_var(&proc->lock_got);
 }
 
 /*
- * Between two turns: stand back (briefly) until as many kfdsim_cp_lock()
- * callers got the lock as were waiting for it now. Callers that come later
- * do not lengthen the wait, so the thread yields at most once per turn and
- * a process that keeps taking the lock (UPDATE_QUEUE in a loop) cannot
- * hold up the CP for everyone.
+ * Between two turns: stand back (briefly) until as many
+ * kfdsim_cp_turn_lock() callers got the lock as were waiting for it now.
+ * Callers that come later do not lengthen the wait, so the worker yields
+ * at most once per turn and threads that keep taking the lock
+ * (UPDATE_QUEUE in a loop) cannot hold up their process's queues for ever.
  */
-static void kfdsim_cp_yield(struct kfdsim_cp *cp)
+static void kfdsim_cp_yield(struct kfdsim_cp_proc *proc)
 {
-	long target = atomic_long_read(&cp->lock_asked);
+	long target = atomic_long_read(&proc->lock_asked);
 
-	if (target - atomic_long_read(&cp->lock_got) > 0)
-		wait_var_event_timeout(&cp->lock_got,
-				       atomic_long_read(&cp->lock_got) -
+	if (target - atomic_long_read(&proc->lock_got) > 0)
+		wait_var_event_timeout(&proc->lock_got,
+				       atomic_long_read(&proc->lock_got) -
 				       target >= 0,
 				       KFDSIM_CP_YIELD_JIFFIES);
 	cond_resched();
 }
 
 /*
- * Run one slice of @q with the CP lock held; returns whether @q may run.
+ * Run one slice of @q with the turn lock held; returns whether @q may run.
  * *@busy is set when the slice made progress.
  */
 static bool kfdsim_cp_slice(struct kfdsim_gpu *gpu, struct kfd_queue *q,
@@ -659,27 +672,27 @@ static bool kfdsim_cp_slice(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 }
 
 /*
- * The turn of @pdd's process in round @round: its queues in round-robin
- * order until one makes progress in its slice (a queue with nothing to do
- * passes the turn on to the next). Each visited queue moves to the tail,
- * so the next turn starts with the queue after the one that ran. Returns
- * whether any of its queues may run; *@busy is set if one made progress.
+ * One turn of @proc's worker, with the turn lock held: the process's
+ * queues in round-robin order until one makes progress in its slice (a
+ * queue with nothing to do passes the turn on to the next). Each visited
+ * queue moves to the tail, so the next turn starts with the queue after
+ * the one that ran. Returns whether any of its queues may run; *@busy is
+ * set if one made progress.
  */
-static bool kfdsim_cp_turn(struct kfdsim_gpu *gpu,
-			   struct kfd_process_device *pdd, u64 round,
-			   bool *busy)
+static bool kfdsim_cp_turn(struct kfdsim_cp_proc *proc, bool *busy)
 {
 	struct kfd_queue *q;
 	bool runnable = false, progress = false;
+	u64 round = ++proc->round;
 
 	while (!progress) {
-		q = list_first_entry(&pdd->cp_queues, struct kfd_queue,
-				     cp_node);
-		if (q->cp_round == round)
+		q = list_first_entry_or_null(&proc->queues, struct kfd_queue,
+					     cp_node);
+		if (!q || q->cp_round == round)
 			break;
 		q->cp_round = round;
-		list_move_tail(&q->cp_node, &pdd->cp_queues);
-		if (kfdsim_cp_slice(gpu, q, &progress))
+		list_move_tail(&q->cp_node, &proc->queues);
+		if (kfdsim_cp_slice(proc->gpu, q, &progress))
 			runnable = true;
 	}
 	if (progress)
@@ -688,68 +701,40 @@ static bool kfdsim_cp_turn(struct kfdsim_gpu *gpu,
 }
 
 /*
- * One round: each process with queues on the GPU gets one turn, in
- * round-robin order, so a process's share of the CP does not grow with its
- * number of queues. Returns whether any queue may run. A process that
- * had its turn moves to the tail, so the round ends when the head has had
- * its turn; a process that adds its first queue meanwhile gets its turn in
- * this round or the next. The lock is held for one turn (at most one slice
- * that makes progress, plus looks at idle queues) and dropped between
- * turns, so whoever waits for it waits one slice.
+ * The worker of one process on one GPU. It runs in the cgroups of the
+ * process (kfdsim_cp_proc_create()), so the scheduler charges its CPU time
+ * there and cpu.max throttles it: fairness between processes is the host
+ * scheduler's, one runnable worker per process and GPU whatever its number
+ * of queues. The turn lock is held for one turn (at most one slice that
+ * makes progress, plus looks at idle queues) and dropped between turns,
+ * so a queue operation, eviction or exit of the process waits for one
+ * slice of its own queues (longer only while cpu.max throttles the worker
+ * mid-slice, which delays nobody else).
  */
-static bool kfdsim_cp_round(struct kfdsim_gpu *gpu, bool *busy)
+static int kfdsim_cp_worker(void *data)
 {
-	struct kfdsim_cp *cp = gpu->cp;
-	struct kfd_process_device *pdd;
-	bool runnable = false;
-	u64 round;
-
-	mutex_lock(&cp->lock);
-	round = ++cp->round;
-	for (;;) {
-		pdd = list_first_entry_or_null(&cp->procs,
-					       struct kfd_process_device,
-					       cp_node);
-		if (!pdd || pdd->cp_round == round)
-			break;
-		pdd->cp_round = round;
-		list_move_tail(&pdd->cp_node, &cp->procs);
-		if (kfdsim_cp_turn(gpu, pdd, round, busy))
-			runnable = true;
-		/*
-		 * Let whoever waits for the lock in between two turns; @pdd
-		 * may be gone once the lock is dropped.
-		 */
-		mutex_unlock(&cp->lock);
-		kfdsim_cp_yield(cp);
-		mutex_lock(&cp->lock);
-	}
-	mutex_unlock(&cp->lock);
-	return runnable;
-}
-
-static int kfdsim_cp_thread(void *data)
-{
-	struct kfdsim_gpu *gpu = data;
-	struct kfdsim_cp *cp = gpu->cp;
+	struct kfdsim_cp_proc *proc = data;
 	unsigned int poll_us = KFDSIM_CP_POLL_MIN_US, idle_rounds = 0;
-	bool busy;
+	bool busy, runnable;
 
 	while (!kthread_should_stop()) {
 		busy = false;
-		atomic_set(&cp->kick, 0);
-		if (!kfdsim_cp_round(gpu, &busy)) {
+		atomic_set(&proc->kick, 0);
+		mutex_lock(&proc->turn);
+		runnable = kfdsim_cp_turn(proc, &busy);
+		mutex_unlock(&proc->turn);
+		kfdsim_cp_yield(proc);
+		if (!runnable) {
 			/* Nothing may run: sleep until a queue changes. */
-			wait_event_idle(cp->wq, kthread_should_stop() ||
-					atomic_read(&cp->kick));
+			wait_event_idle(proc->wq, kthread_should_stop() ||
+					atomic_read(&proc->kick));
 			poll_us = KFDSIM_CP_POLL_MIN_US;
 			idle_rounds = 0;
 			continue;
 		}
-		if (busy || atomic_read(&cp->kick)) {
+		if (busy || atomic_read(&proc->kick)) {
 			poll_us = KFDSIM_CP_POLL_MIN_US;
 			idle_rounds = 0;
-			cond_resched();
 			continue;
 		}
 		usleep_range_state(poll_us, 2 * poll_us, TASK_IDLE);
@@ -761,10 +746,10 @@ static int kfdsim_cp_thread(void *data)
 	return 0;
 }
 
-void kfdsim_cp_kick(struct kfdsim_gpu *gpu)
+static void kfdsim_cp_kick(struct kfdsim_cp_proc *proc)
 {
-	atomic_set(&gpu->cp->kick, 1);
-	wake_up(&gpu->cp->wq);
+	atomic_set(&proc->kick, 1);
+	wake_up(&proc->wq);
 }
 
 int kfdsim_cp_init(struct kfdsim_gpu *gpu)
@@ -774,31 +759,18 @@ int kfdsim_cp_init(struct kfdsim_gpu *gpu)
 	cp = kzalloc(sizeof(*cp), GFP_KERNEL);
 	if (!cp)
 		return -ENOMEM;
-	gpu->cp = cp;
 	mutex_init(&cp->lock);
 	INIT_LIST_HEAD(&cp->procs);
-	cp->round = 0;
-	atomic_long_set(&cp->lock_asked, 0);
-	atomic_long_set(&cp->lock_got, 0);
-	init_waitqueue_head(&cp->wq);
-	atomic_set(&cp->kick, 0);
-	cp->thread = kthread_run(kfdsim_cp_thread, gpu, "kfdsim_cp%u",
-				 gpu->index);
-	if (IS_ERR(cp->thread)) {
-		int ret = PTR_ERR(cp->thread);
-
-		mutex_destroy(&cp->lock);
-		kfree(cp);
-		gpu->cp = NULL;
-		return ret;
-	}
+	gpu->cp = cp;
 	return 0;
 }
 
-/* Every process is gone by now, so the process list is empty. */
+/*
+ * Every process is gone by now, so the process list is empty and so no
+ * worker is left: the last queue of a process stops its worker.
+ */
 void kfdsim_cp_fini(struct kfdsim_gpu *gpu)
 {
-	kthread_stop(gpu->cp->thread);
 	WARN_ON(!list_empty(&gpu->cp->procs));
 	mutex_destroy(&gpu->cp->lock);
 	kfree(gpu->cp);
@@ -806,38 +778,120 @@ void kfdsim_cp_fini(struct kfdsim_gpu *gpu)
 }
 
 /*
- * The CP keeps a list of the processes with queues on the GPU and, for each,
- * a list of its queues: a process joins with its first queue (at the tail,
- * so it gets its turn in this round or the next) and leaves with its last.
+ * The first queue of @pdd's process on @gpu: start its worker in the
+ * cgroups of the calling task (CREATE_QUEUE, or a CRIU RESTORE, both run
+ * by the process itself), as vhost attached its worker to its owner's
+ * cgroups. The worker is attached before it first runs, so none of its
+ * time is charged elsewhere. Called with the process lock held.
  */
-void kfdsim_cp_add_queue(struct kfd_queue *q)
+static struct kfdsim_cp_proc *kfdsim_cp_proc_create(struct kfdsim_gpu *gpu,
+						    struct kfd_process_device *pdd)
+{
+	struct kfdsim_cp_proc *proc;
+	struct task_struct *worker;
+	int ret;
+
+	proc = kzalloc(sizeof(*proc), GFP_KERNEL_ACCOUNT);
+	if (!proc)
+		return ERR_PTR(-ENOMEM);	/* the allocator said why */
+	proc->gpu = gpu;
+	proc->pdd = pdd;
+	mutex_init(&proc->turn);
+	INIT_LIST_HEAD(&proc->queues);
+	atomic_long_set(&proc->lock_asked, 0);
+	atomic_long_set(&proc->lock_got, 0);
+	init_waitqueue_head(&proc->wq);
+	atomic_set(&proc->kick, 0);
+
+	worker = kthread_create(kfdsim_cp_worker, proc, "kfdsim_w%u/%d",
+				gpu->index, task_tgid_nr(current));
+	if (IS_ERR(worker)) {
+		ret = PTR_ERR(worker);
+		pr_warn("gpu %u: cannot create the CP worker of pid %d (%d)\n",
+			gpu->gpu_id, task_tgid_nr(current), ret);
+		goto err_free;
+	}
+	ret = cgroup_attach_task_all(current, worker);
+	if (ret) {
+		pr_warn("gpu %u: cannot attach the CP worker of pid %d to its cgroups (%d)\n",
+			gpu->gpu_id, task_tgid_nr(current), ret);
+		goto err_stop;
+	}
+	proc->worker = worker;
+
+	mutex_lock(&gpu->cp->lock);
+	list_add_tail(&proc->node, &gpu->cp->procs);
+	mutex_unlock(&gpu->cp->lock);
+	wake_up_process(worker);
+	return proc;
+
+err_stop:
+	/* Never woken: it exits without running kfdsim_cp_worker(). */
+	kthread_stop(worker);
+err_free:
+	mutex_destroy(&proc->turn);
+	kfree(proc);
+	return ERR_PTR(ret);
+}
+
+/*
+ * The last queue of the process on the GPU is gone: stop the worker (it
+ * holds no lock the caller may hold, and exits within one slice of its
+ * own queues) and free the state. Called with the process lock held.
+ */
+static void kfdsim_cp_proc_destroy(struct kfdsim_cp_proc *proc)
+{
+	struct kfdsim_cp *cp = proc->gpu->cp;
+
+	mutex_lock(&cp->lock);
+	list_del(&proc->node);
+	mutex_unlock(&cp->lock);
+	kthread_stop(proc->worker);
+	WARN_ON(!list_empty(&proc->queues));
+	proc->pdd->cp = NULL;
+	mutex_destroy(&proc->turn);
+	kfree(proc);
+}
+
+/*
+ * The process's queues on the GPU are on its own list, served by its
+ * worker, which starts with the first queue and stops with the last.
+ * Returns 0, or the errno of starting the worker (logged).
+ */
+int kfdsim_cp_add_queue(struct kfd_queue *q)
 {
 	struct kfd_process_device *pdd = q->pdd;
 	struct kfdsim_gpu *gpu = pdd->gpu->adev;
+	struct kfdsim_cp_proc *proc = pdd->cp;
 
-	kfdsim_cp_lock(gpu->cp);
-	if (!pdd->cp_nr_queues++) {
-		INIT_LIST_HEAD(&pdd->cp_queues);
-		pdd->cp_round = 0;
-		list_add_tail(&pdd->cp_node, &gpu->cp->procs);
+	if (!proc) {
+		proc = kfdsim_cp_proc_create(gpu, pdd);
+		if (IS_ERR(proc))
+			return PTR_ERR(proc);
+		pdd->cp = proc;
 	}
+	kfdsim_cp_turn_lock(proc);
+	proc->nr_queues++;
 	q->cp_round = 0;
-	list_add_tail(&q->cp_node, &pdd->cp_queues);
-	mutex_unlock(&gpu->cp->lock);
-	kfdsim_cp_kick(gpu);
+	list_add_tail(&q->cp_node, &proc->queues);
+	mutex_unlock(&proc->turn);
+	kfdsim_cp_kick(proc);
+	return 0;
 }
 
 /* Returns once the CP no longer runs @q; it may then be freed. */
 void kfdsim_cp_remove_queue(struct kfd_queue *q)
 {
-	struct kfdsim_cp *cp = q->pdd->gpu->adev->cp;
+	struct kfdsim_cp_proc *proc = q->pdd->cp;
+	bool last;
 
-	kfdsim_cp_lock(cp);
+	kfdsim_cp_turn_lock(proc);
 	list_del(&q->cp_node);
-	if (!--q->pdd->cp_nr_queues)
-		list_del(&q->pdd->cp_node);
+	last = !--proc->nr_queues;
 	kfdsim_gfx9_free(&q->gfx9);
-	mutex_unlock(&cp->lock);
+	mutex_unlock(&proc->turn);
+	if (last)
+		kfdsim_cp_proc_destroy(proc);
 }
 
 /*
@@ -850,8 +904,7 @@ static int kfdsim_create_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 			       bool evicted)
 {
 	q->evicted = evicted;
-	kfdsim_cp_add_queue(q);
-	return 0;
+	return kfdsim_cp_add_queue(q);
 }
 
 static void kfdsim_destroy_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q)
@@ -862,7 +915,8 @@ static void kfdsim_destroy_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q)
 /*
  * The queue leaves the GPU: as amdkfd's unmap of a queue with a context
  * save area makes its waves save themselves (CWSR), the live waves of a
- * machine-code dispatch go to the save area. Called with the CP lock held.
+ * machine-code dispatch go to the save area. Called with the turn lock of
+ * the queue's process held.
  */
 static void kfdsim_cp_cwsr_preempt(struct kfd_queue *q)
 {
@@ -873,15 +927,17 @@ static void kfdsim_cp_cwsr_preempt(struct kfd_queue *q)
 static void kfdsim_update_queue(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 				const struct kfd_ioctl_update_queue_args *args)
 {
-	kfdsim_cp_lock(gpu->cp);
+	struct kfdsim_cp_proc *proc = q->pdd->cp;
+
+	kfdsim_cp_turn_lock(proc);
 	q->ring_va = args->ring_base_address;
 	q->ring_size = args->ring_size;
 	q->percentage = args->queue_percentage;
 	q->priority = args->queue_priority;
 	if (!q->percentage)
 		kfdsim_cp_cwsr_preempt(q);
-	mutex_unlock(&gpu->cp->lock);
-	kfdsim_cp_kick(gpu);
+	mutex_unlock(&proc->turn);
+	kfdsim_cp_kick(proc);
 }
 
 /* Mark the queues of @pdd's process on @gpu evicted or runnable. */
@@ -889,20 +945,21 @@ static void kfdsim_set_process_queues_evicted(struct kfdsim_gpu *gpu,
 					      struct kfd_process_device *pdd,
 					      bool evicted)
 {
+	struct kfdsim_cp_proc *proc = pdd->cp;
 	struct kfd_queue *q;
-	int id;
 
 	lockdep_assert_held(&pdd->p->lock);
-	kfdsim_cp_lock(gpu->cp);
-	idr_for_each_entry(&pdd->p->queues, q, id)
-		if (q->pdd == pdd) {
-			q->evicted = evicted;
-			if (evicted)
-				kfdsim_cp_cwsr_preempt(q);
-		}
-	mutex_unlock(&gpu->cp->lock);
+	if (!proc)
+		return;		/* no queue on @gpu */
+	kfdsim_cp_turn_lock(proc);
+	list_for_each_entry(q, &proc->queues, cp_node) {
+		q->evicted = evicted;
+		if (evicted)
+			kfdsim_cp_cwsr_preempt(q);
+	}
+	mutex_unlock(&proc->turn);
 	if (!evicted)
-		kfdsim_cp_kick(gpu);
+		kfdsim_cp_kick(proc);
 }
 
 /*
@@ -920,11 +977,11 @@ static void kfdsim_restore_render_work(struct kfd_process_device *pdd)
 }
 
 /*
- * Once the CP lock is taken no packet of any queue on @gpu is executing,
- * so the queues are stopped with their state consistent: the packet at
- * rptr either not started, or stopped at a workgroup boundary recorded in
- * its progress. This waits for at most one CP slice (of any process's
- * queue).
+ * Once the process's turn lock is taken no packet of its queues on @gpu
+ * is executing, so the queues are stopped with their state consistent:
+ * the packet at rptr either not started, or stopped at a workgroup
+ * boundary recorded in its progress. This waits for at most one CP slice
+ * of the process's own queues (longer while cpu.max throttles its worker).
  */
 static int kfdsim_evict_process_queues(struct kfdsim_gpu *gpu,
 				       struct kfd_process_device *pdd)
@@ -947,9 +1004,9 @@ static int kfdsim_checkpoint_mqd(struct kfdsim_gpu *gpu,
 				 struct kfdsim_queue_state *mqd)
 {
 	WARN_ON(!q->evicted);
-	kfdsim_cp_lock(gpu->cp);
+	kfdsim_cp_turn_lock(q->pdd->cp);
 	*mqd = q->state;
-	mutex_unlock(&gpu->cp->lock);
+	mutex_unlock(&q->pdd->cp->turn);
 	return 0;
 }
 
@@ -1002,7 +1059,7 @@ static int kfdsim_restore_mqd(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 	if (kfdsim_restore_cwsr(q, mqd, cwsr))
 		return -EINVAL;
 	WARN_ON(!q->evicted);
-	kfdsim_cp_lock(gpu->cp);
+	kfdsim_cp_turn_lock(q->pdd->cp);
 	q->state = *mqd;
 	if (cwsr && q->cwsr.cntl_stack) {
 		used = q->cwsr.cntl_stack_size - cwsr->cntl_stack_offset;
@@ -1011,7 +1068,7 @@ static int kfdsim_restore_mqd(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 		q->cwsr.cntl_stack_offset = cwsr->cntl_stack_offset;
 		q->cwsr.wg_state_offset = cwsr->wg_state_offset;
 	}
-	mutex_unlock(&gpu->cp->lock);
+	mutex_unlock(&q->pdd->cp->turn);
 	return 0;
 }
 
@@ -1021,7 +1078,7 @@ static int kfdsim_get_wave_state(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 	u32 used;
 	int ret = 0;
 
-	kfdsim_cp_lock(gpu->cp);
+	kfdsim_cp_turn_lock(q->pdd->cp);
 	*cwsr = q->cwsr;
 	cwsr->cntl_stack = NULL;
 	used = q->cwsr.cntl_stack_size - q->cwsr.cntl_stack_offset;
@@ -1030,7 +1087,7 @@ static int kfdsim_get_wave_state(struct kfdsim_gpu *gpu, struct kfd_queue *q,
 	else if (used)
 		memcpy(stack, (u8 *)q->cwsr.cntl_stack +
 		       q->cwsr.cntl_stack_offset, used);
-	mutex_unlock(&gpu->cp->lock);
+	mutex_unlock(&q->pdd->cp->turn);
 	return ret;
 }
 

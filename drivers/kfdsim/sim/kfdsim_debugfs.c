@@ -111,7 +111,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(kfdsim_cp_fail_fops, kfdsim_cp_fail_get,
 
 static int kfdsim_queues_show(struct seq_file *m, void *unused)
 {
-	struct kfd_process_device *pdd;
+	struct kfdsim_cp_proc *proc;
 	struct kfd_queue *q;
 	unsigned int i;
 
@@ -119,16 +119,19 @@ static int kfdsim_queues_show(struct seq_file *m, void *unused)
 	for (i = 0; i < kfdsim_num_gpus; i++) {
 		struct kfdsim_cp *cp = kfdsim_gpus[i]->cp;
 
-		kfdsim_cp_lock(cp);
-		list_for_each_entry(pdd, &cp->procs, cp_node) {
-			list_for_each_entry(q, &pdd->cp_queues, cp_node)
+		/* The CP's lock order: the list first, then each turn lock. */
+		mutex_lock(&cp->lock);
+		list_for_each_entry(proc, &cp->procs, node) {
+			kfdsim_cp_turn_lock(proc);
+			list_for_each_entry(q, &proc->queues, cp_node)
 				seq_printf(m, "%u %d %u %u %llu %u %u 0x%x %d\n",
 					   kfdsim_gpus[i]->gpu_id,
-					   task_tgid_nr(pdd->p->lead_thread),
+					   task_tgid_nr(proc->pdd->p->lead_thread),
 					   q->id, q->type, q->state.rptr,
 					   q->state.progress.iteration,
 					   q->state.progress.next_wg,
 					   q->state.flags, q->evicted);
+			mutex_unlock(&proc->turn);
 		}
 		mutex_unlock(&cp->lock);
 	}
