@@ -1723,12 +1723,13 @@ train_wait_step() {
 
 # train_probe PID: "ms wave_insns cp_ms app_ms": the time, the gfx9
 # engine's wave instructions so far (debugfs gfx9; kfdsim only), the CPU
-# time of the CP threads (kfdsim_cp*) and of PID, in ms (USER_HZ 100).
+# time of the CP workers (kfdsim_w*, one per process and GPU) and of
+# PID, in ms (USER_HZ 100).
 train_probe() {
 	local wi cp app
 	wi=$(awk '$1 == "wave_insns" { print $2 }' "$dbg/gfx9" 2>/dev/null)
 	cp=$(cat /proc/[0-9]*/stat 2>/dev/null |
-	     awk '$2 ~ /^\(kfdsim_cp/ { t += $14 + $15 } END { print t * 10 }')
+	     awk '$2 ~ /^\(kfdsim_w/ { t += $14 + $15 } END { print t * 10 }')
 	app=$(awk '{ print ($14 + $15) * 10 }' "/proc/$1/stat" 2>/dev/null)
 	echo "$(e2e_ms) ${wi:-0} ${cp:-0} ${app:-0}"
 }
