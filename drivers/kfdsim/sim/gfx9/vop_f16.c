@@ -464,14 +464,14 @@ static u16 f16_root(u16 x, bool recip, bool flush)
 	if (!recip) {
 		/* sqrt(m 2^e) = sqrt(m 2^40) * 2^(e/2 - 20) */
 		r = f16_isqrt(m << 40, &rest);
-		return f16_pack(false, (unsigned __int128)r << 1 | !!rest,
+		return f16_pack(false, (unsigned __int128)r << 1 | (rest != 0),
 				e / 2 - 21, flush);
 	}
 	/* 1 / sqrt(m 2^e) = sqrt(2^62 / m) * 2^(-31 - e/2) */
 	y = BIT_ULL(62) / m;
 	yrest = BIT_ULL(62) % m;
 	r = f16_isqrt(y, &rest);
-	return f16_pack(false, (unsigned __int128)r << 1 | !!(rest | yrest),
+	return f16_pack(false, (unsigned __int128)r << 1 | ((rest | yrest) != 0),
 			-32 - e / 2, flush);
 }
 
