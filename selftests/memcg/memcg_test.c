@@ -92,19 +92,33 @@ static int mc_read_key(const char *dir, const char *file, const char *key,
 	return -ENOENT;
 }
 
+/*
+ * Mount a cgroup2 hierarchy on a new directory under /tmp, named in ROOT.
+ * Returns 0 or -errno; on failure nothing is left behind.
+ */
+static int cg2_mount(char *root, size_t size)
+{
+	int ret;
+
+	snprintf(root, size, "/tmp/kfdsim-cg.XXXXXX");
+	if (!mkdtemp(root))
+		return -errno;
+	if (mount("cgroup2", root, "cgroup2", 0, NULL)) {
+		ret = -errno;
+		rmdir(root);
+		return ret;
+	}
+	return 0;
+}
+
 FIXTURE_SETUP(memcg)
 {
 	int ret;
 
-	snprintf(self->root, sizeof(self->root), "/tmp/kfdsim-cg.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->root));
-	if (mount("cgroup2", self->root, "cgroup2", 0, NULL)) {
-		ret = errno;
-		rmdir(self->root);
-		if (ret == ENODEV)
-			SKIP(return, "no cgroup2 in this kernel");
-		ASSERT_EQ(0, ret) TH_LOG("mount cgroup2: %s", strerror(ret));
-	}
+	ret = cg2_mount(self->root, sizeof(self->root));
+	if (ret == -ENODEV)
+		SKIP(return, "no cgroup2 in this kernel");
+	ASSERT_EQ(0, ret) TH_LOG("mount cgroup2: %s", strerror(-ret));
 	self->mounted = true;
 	ret = mc_write(self->root, "cgroup.subtree_control", "+memory");
 	ASSERT_EQ(0, ret) TH_LOG("enable the memory controller: %s",
@@ -328,15 +342,10 @@ FIXTURE_SETUP(cpucg)
 	char path[256];
 	int ret;
 
-	snprintf(self->root, sizeof(self->root), "/tmp/kfdsim-cg.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->root));
-	if (mount("cgroup2", self->root, "cgroup2", 0, NULL)) {
-		ret = errno;
-		rmdir(self->root);
-		if (ret == ENODEV)
-			SKIP(return, "no cgroup2 in this kernel");
-		ASSERT_EQ(0, ret) TH_LOG("mount cgroup2: %s", strerror(ret));
-	}
+	ret = cg2_mount(self->root, sizeof(self->root));
+	if (ret == -ENODEV)
+		SKIP(return, "no cgroup2 in this kernel");
+	ASSERT_EQ(0, ret) TH_LOG("mount cgroup2: %s", strerror(-ret));
 	self->mounted = true;
 	ret = mc_write(self->root, "cgroup.subtree_control", "+cpu");
 	ASSERT_EQ(0, ret) TH_LOG("enable the cpu controller: %s",
