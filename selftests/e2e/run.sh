@@ -199,8 +199,8 @@
 # render-node fds AMD's plugin leaves open in the restored process, and
 # plain_app accepts the error AMD's plugin before CRIU 3.18 logs when
 # RESUME answers -ESRCH for a task without /dev/kfd, and rocr-other-node
-# and train keep libhsakmt's /dev/shm files on the node (AMD's plugin
-# does not recreate them).
+# checks AMD's own message for the libhsakmt shared memory file it
+# recreates (it makes the semaphore without a message).
 #
 # Output: TAP lines, then "# Totals: pass:N fail:N xfail:0 xpass:0 skip:N
 # error:0" (the format of the kselftest harness, which selftests/run.sh adds
@@ -1570,21 +1570,17 @@ t_rocr_other_node() {
 	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
 	after=$(e2e_gpus)
 	note "GPUs at the dump: $before; now: $after"
-	# AMD's plugin leaves libhsakmt's /dev/shm files to the node (criu
-	# restores their mappings only where they exist): keep them for it.
-	if [ "$E2E_PLUGIN" = amdgpu ]; then
-		note "$E2E_PLUGIN_SO does not recreate libhsakmt's /dev/shm files: kept"
-		restore_from rocr2 "$dir" || {
-			e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
-		finish rocr2 "$rocr_pid" "$work/rocr2.exp"
-		return
-	fi
 	rm -f "$hsakmt_shm" "$hsakmt_sem"
 	restore_from rocr2 "$dir" || {
 		e2e_criu_errors "$dir/restore.log" 10 | show; return 1; }
+	# AMD's plugin (restore_hsakmt_shared_mem) logs only the shared
+	# memory file it recreates; it makes the semaphore with O_CREAT.
 	if [ ! -e "$hsakmt_shm" ] || [ ! -e "$hsakmt_sem" ] ||
-	   ! grep -q "created $hsakmt_shm" "$dir/restore.log" ||
-	   ! grep -q "created $hsakmt_sem" "$dir/restore.log"; then
+	   { [ "$E2E_PLUGIN" = amdgpu ] &&
+	     ! grep -q "$hsakmt_shm was missing" "$dir/restore.log"; } ||
+	   { [ "$E2E_PLUGIN" != amdgpu ] &&
+	     { ! grep -q "created $hsakmt_shm" "$dir/restore.log" ||
+	       ! grep -q "created $hsakmt_sem" "$dir/restore.log"; }; }; then
 		note "the plugin did not create $hsakmt_shm and $hsakmt_sem"
 		e2e_kill "$rocr_pid"
 		return 1
@@ -1884,8 +1880,8 @@ t_train() {
 		{ e2e_kill "$pid"; return 1; }
 	e2e_load 1 2 || { note "reload with seed=1 failed"; return 1; }
 	note "GPUs now: $(e2e_gpus)"
-	# As in rocr-other-node: AMD's plugin does not recreate them.
-	[ "$E2E_PLUGIN" = amdgpu ] || rm -f "$hsakmt_shm" "$hsakmt_sem"
+	# As in rocr-other-node: the plugin must recreate them.
+	rm -f "$hsakmt_shm" "$hsakmt_sem"
 	if restore_from train "$work/img-train3"; then
 		restore_s="$restore_s $E2E_RESTORE_S"
 		kill -CONT "$pid"
