@@ -227,7 +227,7 @@ enum gfx9_dec_kind {
  *
  * Everything here follows from the instruction's words and the
  * dispatch's VGPR count alone, so an entry is good for every wave of the
- * dispatch until the code may have changed (decode.c, gfx9_step()).
+ * dispatch until the code may have changed (decode.c, gfx9_steps()).
  */
 struct gfx9_decoded {
 	u64 pc;

@@ -311,52 +311,63 @@ static unsigned int vop_run_end(u64 m, unsigned int l)
 }
 
 /*
+ * Two lanes of @op at once: the low halves of @x and @y are lane 2i, the
+ * high halves lane 2i + 1 (x86 is little-endian), so that one 64-bit
+ * access moves two lanes of a VGPR row (8-byte aligned: the rows of a
+ * wave are 256 bytes each in one allocation).
+ */
+static __always_inline u64 vop_fast_pair(unsigned int op, u64 x, u64 y,
+					 u32 z)
+{
+	return vop_fast_op(op, x, y, z) |
+	       (u64)vop_fast_op(op, x >> 32, y >> 32, z) << 32;
+}
+
+/*
  * dst = @op(src0, src1, src2) in the lanes of @exec, operand n being the
  * VGPR row @pn or, if that is NULL, the uniform value @kn. With EXEC full
  * and src2 uniform (every two-operand instruction) a loop of its own for
- * each kind of src0 and src1, four lanes a turn; otherwise a run of
- * consecutive EXEC lanes at a time, lane l of an operand being p[l & mask]
- * (a VGPR row with a mask of 63, a uniform value with 0).
+ * each kind of src0 and src1, two lanes an access and four a turn;
+ * otherwise a run of consecutive EXEC lanes at a time, lane l of an
+ * operand being p[l & mask] (a VGPR row with a mask of 63, a uniform
+ * value with 0).
  */
 static __always_inline void vop_fast_loop(unsigned int op, u32 *dst,
 					  const u32 *p0, u32 k0,
 					  const u32 *p1, u32 k1,
 					  const u32 *p2, u32 k2, u64 exec)
 {
+	const u64 *q0 = (const u64 *)p0, *q1 = (const u64 *)p1;
+	u64 c0 = k0 | (u64)k0 << 32, c1 = k1 | (u64)k1 << 32;
 	unsigned int m0 = p0 ? GFX9_LANES - 1 : 0;
 	unsigned int m1 = p1 ? GFX9_LANES - 1 : 0;
 	unsigned int m2 = p2 ? GFX9_LANES - 1 : 0;
+	u64 *qd = (u64 *)dst;
 	unsigned int l, end;
 	u64 m;
 
 	if (exec == ~0ULL && !p2) {
 		if (p0 && p1) {
-			for (l = 0; l < GFX9_LANES; l += 4) {
-				dst[l] = vop_fast_op(op, p0[l], p1[l], k2);
-				dst[l + 1] = vop_fast_op(op, p0[l + 1],
-							 p1[l + 1], k2);
-				dst[l + 2] = vop_fast_op(op, p0[l + 2],
-							 p1[l + 2], k2);
-				dst[l + 3] = vop_fast_op(op, p0[l + 3],
-							 p1[l + 3], k2);
+			for (l = 0; l < GFX9_LANES / 2; l += 2) {
+				qd[l] = vop_fast_pair(op, q0[l], q1[l], k2);
+				qd[l + 1] = vop_fast_pair(op, q0[l + 1],
+							  q1[l + 1], k2);
 			}
 			return;
 		}
 		if (p1) {
-			for (l = 0; l < GFX9_LANES; l += 4) {
-				dst[l] = vop_fast_op(op, k0, p1[l], k2);
-				dst[l + 1] = vop_fast_op(op, k0, p1[l + 1], k2);
-				dst[l + 2] = vop_fast_op(op, k0, p1[l + 2], k2);
-				dst[l + 3] = vop_fast_op(op, k0, p1[l + 3], k2);
+			for (l = 0; l < GFX9_LANES / 2; l += 2) {
+				qd[l] = vop_fast_pair(op, c0, q1[l], k2);
+				qd[l + 1] = vop_fast_pair(op, c0, q1[l + 1],
+							  k2);
 			}
 			return;
 		}
 		if (p0) {
-			for (l = 0; l < GFX9_LANES; l += 4) {
-				dst[l] = vop_fast_op(op, p0[l], k1, k2);
-				dst[l + 1] = vop_fast_op(op, p0[l + 1], k1, k2);
-				dst[l + 2] = vop_fast_op(op, p0[l + 2], k1, k2);
-				dst[l + 3] = vop_fast_op(op, p0[l + 3], k1, k2);
+			for (l = 0; l < GFX9_LANES / 2; l += 2) {
+				qd[l] = vop_fast_pair(op, q0[l], c1, k2);
+				qd[l + 1] = vop_fast_pair(op, q0[l + 1], c1,
+							  k2);
 			}
 			return;
 		}
@@ -929,8 +940,9 @@ static __always_inline int vop_int_do(struct gfx9_wave *w,
 
 /*
  * The 32-bit integer compares (v_cmp and v_cmpx, e32 and e64) for
- * condition @op: every lane compared, four a turn, then the mask ANDed
- * with EXEC (the rows of lanes outside EXEC are read, not used).
+ * condition @op: every lane compared, two an access (vop_fast_pair()),
+ * then the mask ANDed with EXEC (the rows of lanes outside EXEC are read,
+ * not used).
  */
 static __always_inline int vopc_int_do(struct gfx9_wave *w,
 				       const struct gfx9_vop *v,
@@ -938,26 +950,25 @@ static __always_inline int vopc_int_do(struct gfx9_wave *w,
 {
 	bool sign = !(op & 8);
 	u32 k0 = 0, k1 = 0;
-	const u32 *p0 = vop_row(w, v, 0, &k0);
-	const u32 *p1 = vop_row(w, v, 1, &k1);
-	unsigned int m0 = p0 ? GFX9_LANES - 1 : 0;
-	unsigned int m1 = p1 ? GFX9_LANES - 1 : 0;
-	u64 res = 0;
+	const u64 *q0 = (const u64 *)vop_row(w, v, 0, &k0);
+	const u64 *q1 = (const u64 *)vop_row(w, v, 1, &k1);
+	u64 c0 = k0 | (u64)k0 << 32, c1 = k1 | (u64)k1 << 32;
+	unsigned int m0 = q0 ? GFX9_LANES / 2 - 1 : 0;
+	unsigned int m1 = q1 ? GFX9_LANES / 2 - 1 : 0;
+	u64 res = 0, x, y;
 	unsigned int l;
 
-	if (!p0)
-		p0 = &k0;
-	if (!p1)
-		p1 = &k1;
-	for (l = 0; l < GFX9_LANES; l += 4) {
-		res |= (u64)vopc_int(op & 7, sign, p0[l & m0], p1[l & m1],
-				     false) << l;
-		res |= (u64)vopc_int(op & 7, sign, p0[(l + 1) & m0],
-				     p1[(l + 1) & m1], false) << (l + 1);
-		res |= (u64)vopc_int(op & 7, sign, p0[(l + 2) & m0],
-				     p1[(l + 2) & m1], false) << (l + 2);
-		res |= (u64)vopc_int(op & 7, sign, p0[(l + 3) & m0],
-				     p1[(l + 3) & m1], false) << (l + 3);
+	if (!q0)
+		q0 = &c0;
+	if (!q1)
+		q1 = &c1;
+	for (l = 0; l < GFX9_LANES / 2; l++) {
+		x = q0[l & m0];
+		y = q1[l & m1];
+		res |= (u64)vopc_int(op & 7, sign, (u32)x, (u32)y, false) <<
+		       (2 * l);
+		res |= (u64)vopc_int(op & 7, sign, x >> 32, y >> 32, false) <<
+		       (2 * l + 1);
 	}
 	vopc_write(w, v, res & gfx9_exec(w), op & 0x10);
 	return 0;
