@@ -1980,6 +1980,138 @@ TEST_F(gfx9, valu_partial_exec_keeps_other_lanes)
 	}
 }
 
+/* Bit @l of a mask, as 0 or 1. */
+static uint32_t g9_bit(uint64_t m, uint32_t l)
+{
+	return (m >> l) & 1;
+}
+
+/*
+ * The common scalar operations and the integer compares, carry operations
+ * and v_cndmask_b32 run from the engine's decoded forms
+ * (gfx9/kernels/decoded.s): every expected value is computed here from
+ * the ISA's definitions (SCC of each operation, sign-extended inline
+ * constants, carry and borrow masks with the bits of lanes outside EXEC
+ * 0, lanes outside EXEC unchanged).
+ */
+TEST_F(gfx9, decoded_forms_known_answers)
+{
+	const uint64_t e = 0x7f00ff00f0f0a5a4ULL;
+	const uint32_t a = 0x9abcdef0u, b = (uint32_t)-7;
+	uint64_t lt = 0, ge5 = 0, ne = 0, c3 = 0, c4 = 0, c5 = 0, c6 = 0;
+	uint64_t c7 = 0, c9 = 0, gt = 0, x64 = (uint64_t)-3, t;
+	uint32_t want[44], v[64][12], l, j, *o;
+	struct g9_kernel k;
+	struct kg_bo out;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "decoded", G9_RSRC2_USER_SGPRS(2),
+			     G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 2 * KT_PAGE,
+			       KT_GTT | KT_WRITABLE, 0, &out));
+	memset(out.cpu, 0xee, 2 * KT_PAGE);
+	*(uint64_t *)k.kernarg = out.va;
+	ASSERT_EQ(0, g9_run1(&self->rt, &k, 64, 64));
+	o = out.cpu;
+
+	/* Per lane, in the kernel's order. */
+	for (l = 0; l < 64; l++) {
+		uint32_t x = l * 0x1000193u + 7, y = x * 0x9e3779b1u;
+
+		v[l][0] = x;
+		v[l][1] = y;
+		for (j = 2; j < 12; j++)
+			v[l][j] = 0x5a5a0001u + j;
+		if (!g9_bit(e, l))
+			continue;
+		lt |= (uint64_t)(x < y) << l;
+		ge5 |= (uint64_t)((int32_t)y >= 5) << l;
+		ne |= (uint64_t)(b != x) << l;
+		t = (uint64_t)x + y;
+		v[l][2] = t;
+		c3 |= (t >> 32) << l;
+		t = (uint64_t)y + 0xffffffffu;
+		v[l][3] = t;
+		c4 |= (t >> 32) << l;
+		t = (uint64_t)x + y + g9_bit(c3, l);
+		v[l][4] = t;
+		c5 |= (t >> 32) << l;
+		v[l][5] = x - y - g9_bit(c3, l);
+		c6 |= (uint64_t)((uint64_t)y + g9_bit(c3, l) > x) << l;
+		v[l][6] = y - x - g9_bit(c4, l);
+		c7 |= (uint64_t)((uint64_t)x + g9_bit(c4, l) > y) << l;
+		v[l][7] = a - x;
+		v[l][8] = y - x;
+		c9 |= (uint64_t)(x > y) << l;
+	}
+	for (l = 0; l < 64; l++) {
+		if (!g9_bit(e, l))
+			continue;
+		v[l][9] = g9_bit(c9, l) ? v[l][1] : v[l][0];
+		v[l][10] = g9_bit(ge5, l) ? v[l][1] : 17;
+		if (v[l][0] > v[l][1])
+			gt |= 1ULL << l;
+	}
+	for (l = 0; l < 64; l++)
+		if (g9_bit(gt, l))
+			v[l][11] = v[l][0] + b + 0xffffffffu;
+
+	want[0] = a + 0x70000000u;		/* carry: SCC 1 */
+	want[1] = b + 0 + 1;			/* no carry: SCC 0 */
+	want[2] = 2;
+	want[3] = b - 0x7ffffffcu;		/* signed overflow: SCC 1 */
+	want[4] = 0x3f000000u;			/* 0.5 */
+	want[5] = (uint32_t)(x64 ^ (uint64_t)-16);
+	want[6] = (x64 ^ (uint64_t)-16) >> 32;
+	want[7] = (uint32_t)x64;		/* SCC 1 from the xor */
+	want[8] = x64 >> 32;
+	want[9] = (uint32_t)(x64 & ~(x64 ^ (uint64_t)-16));
+	want[10] = (x64 & ~(x64 ^ (uint64_t)-16)) >> 32;
+	want[11] = 11;				/* -7 < 1 signed */
+	want[12] = 33;				/* 64-bit -3 == -3 */
+	want[13] = 66;				/* 1 > 0xfffffff9 is false */
+	want[14] = 0xffff8000u + 0x7fffu;	/* s_movk, s_addk */
+	want[15] = 7;				/* 0xffff8000 < 0 signed */
+	want[16] = ~a;
+	want[17] = 9;				/* s_not_b32: SCC 1 */
+	want[18] = b << 28;
+	want[19] = b * a;
+	want[20] = b;				/* unsigned max with 1.0 */
+	want[21] = 0u - 1 - 1;			/* SCC 1 in, borrow out */
+	want[22] = 123;				/* s_cmov with SCC 1 */
+	want[23] = (uint32_t)lt;
+	want[24] = lt >> 32;
+	want[25] = (uint32_t)ge5;
+	want[26] = ge5 >> 32;
+	want[27] = (uint32_t)ne;
+	want[28] = ne >> 32;
+	want[29] = (uint32_t)c3;
+	want[30] = c3 >> 32;
+	want[31] = (uint32_t)c4;
+	want[32] = c4 >> 32;
+	want[33] = (uint32_t)c5;
+	want[34] = c5 >> 32;
+	want[35] = (uint32_t)c6;
+	want[36] = c6 >> 32;
+	want[37] = (uint32_t)c7;
+	want[38] = c7 >> 32;
+	want[39] = (uint32_t)c9;
+	want[40] = c9 >> 32;
+	want[41] = (uint32_t)x64;
+	want[42] = x64 >> 32;
+	want[43] = 0;
+	for (j = 0; j < 44; j++)
+		EXPECT_EQ(want[j], o[j]) TH_LOG("scalar result %u", j);
+	for (l = 0; l < 64; l++) {
+		for (j = 0; j < 12; j++)
+			EXPECT_EQ(v[l][j], o[64 + 16 * l + j])
+				TH_LOG("lane %u v%u", l, j + 1);
+		EXPECT_EQ((uint32_t)gt, o[64 + 16 * l + 12]);
+		EXPECT_EQ(gt >> 32, o[64 + 16 * l + 13]);
+		if (_metadata->passed == 0)
+			break;
+	}
+}
+
 /* Run @k over one wave on @q (kept between dispatches) and wait. */
 static int g9_run_on(struct kg_rt *rt, struct kg_queue *q,
 		     const struct g9_kernel *k)

@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -182,6 +183,23 @@ static u64 gfx9_const(const struct gfx9_wave *w, const struct gfx9_insn *in,
 		return gfx9_aperture_hi(code);
 	}
 	return kind == GFX9_B32 ? (u32)v : (u64)v;
+}
+
+/*
+ * The value of scalar source @code of @in as @kind reads it, when it is the
+ * same for every wave at every step (an inline constant, the literal, an
+ * aperture): true and *@k. False for registers, SCC, VCCZ and EXECZ, and
+ * for codes the engine does not model.
+ */
+bool gfx9_sconst(const struct gfx9_insn *in, unsigned int code,
+		 enum gfx9_kind kind, u64 *k)
+{
+	if (code <= GFX9_EXEC_HI || code == GFX9_SRC_VCCZ ||
+	    code == GFX9_SRC_EXECZ || code == GFX9_SRC_SCC ||
+	    !gfx9_ssrc_valid(code))
+		return false;
+	*k = gfx9_const(NULL, in, code, kind);
+	return true;
 }
 
 u32 gfx9_ssrc32(const struct gfx9_disp *d, const struct gfx9_wave *w,
@@ -382,7 +400,7 @@ static const char *gfx9_decode_vop(const struct gfx9_disp *d,
 	if (bad)
 		return bad;
 	e->kind = GFX9_DEC_VOP;
-	e->vfn = gfx9_vop_op(in->op)->fn;
+	e->vfn = gfx9_vop_fast(in, &e->v) ?: gfx9_vop_op(in->op)->fn;
 	return NULL;
 }
 
@@ -508,6 +526,8 @@ static int gfx9_decode(struct gfx9_disp *d, struct gfx9_wave *w,
 		op = gfx9_lookup(f->fmt, in->dw[0]);
 		if (!op || !op->fn)
 			bad = f->name;
+		else if (f->fmt <= GFX9_FMT_SOP2)
+			e->fn = gfx9_sop_fast(in) ?: op->fn;
 		else
 			e->fn = op->fn;
 		break;
@@ -550,38 +570,54 @@ static int gfx9_execute(struct gfx9_disp *d, struct gfx9_wave *w,
 }
 
 /**
- * gfx9_step - execute one instruction of a wave
+ * gfx9_steps - execute up to @max instructions of a wave
  * @d: the dispatch
  * @w: the wave
+ * @max: how many at most; fewer when the wave stops running (s_endpgm,
+ *       s_barrier)
+ * @insns: where to add the instructions started ([0]) and the lanes
+ *         active in EXEC when each started ([1])
  *
- * The instruction at the wave's PC is decoded once and kept in the
- * dispatch's decoded-instruction cache (@d->icache, keyed by its GPU VA)
- * for every later execution by any wave of the dispatch. The cache is
- * emptied when the code may have changed: s_icache_inv, and any removal
- * of entries from the page table (a BO unmapped, or remapped, even
- * between two instructions). It lives as long as the dispatch state: a
- * new dispatch, and a wave restored from a context save area, decode
- * afresh.
+ * Each instruction is decoded once and kept in the dispatch's
+ * decoded-instruction cache (@d->icache, keyed by its GPU VA) for every
+ * later execution by any wave of the dispatch. The cache is emptied when
+ * the code may have changed: s_icache_inv, and any removal of entries
+ * from the page table (a BO unmapped, or remapped, even between two
+ * instructions: checked before each one). It lives as long as the
+ * dispatch state: a new dispatch, and a wave restored from a context save
+ * area, decode afresh.
  *
  * Return: 0, -EFAULT (a GPU page fault, also on fetch) or -ENOEXEC (the
  * wave trapped; the cause is in @d->why).
  */
-int gfx9_step(struct gfx9_disp *d, struct gfx9_wave *w)
+int gfx9_steps(struct gfx9_disp *d, struct gfx9_wave *w, unsigned int max,
+	       u64 *insns)
 {
 	struct gfx9_decoded *e;
-	u64 gen = kfdsim_vm_unmap_gen(d->vm);
-	int ret;
+	u64 gen, waves = 0, lanes = 0;
+	unsigned int n;
+	int ret = 0;
 
-	if (unlikely(gen != d->vm_gen)) {
-		d->vm_gen = gen;
-		gfx9_icache_flush(d);
-	}
-	e = &d->icache[(w->pc >> 2) % GFX9_ICACHE_ENTRIES];
-	if (unlikely(e->pc != w->pc || e->gen != d->icache_gen)) {
-		ret = gfx9_decode(d, w, e);
+	for (n = 0; n < max && w->state == GFX9_WAVE_RUN; n++) {
+		waves++;
+		lanes += hweight64(gfx9_exec(w));
+		gen = kfdsim_vm_unmap_gen(d->vm);
+		if (unlikely(gen != d->vm_gen)) {
+			d->vm_gen = gen;
+			gfx9_icache_flush(d);
+		}
+		e = &d->icache[(w->pc >> 2) % GFX9_ICACHE_ENTRIES];
+		if (unlikely(e->pc != w->pc || e->gen != d->icache_gen)) {
+			ret = gfx9_decode(d, w, e);
+			if (ret)
+				break;	/* the entry stays empty */
+		}
+		w->pc += e->in.size;
+		ret = gfx9_execute(d, w, e);
 		if (ret)
-			return ret;	/* the entry stays empty */
+			break;
 	}
-	w->pc += e->in.size;
-	return gfx9_execute(d, w, e);
+	insns[0] += waves;
+	insns[1] += lanes;
+	return ret;
 }

@@ -379,7 +379,7 @@ atomic64_t kfdsim_gfx9_lane_insns;
 static int gfx9_wg_steps(struct gfx9_disp *d, u64 deadline_ns, u64 *insns)
 {
 	struct gfx9_wave *w;
-	unsigned int i, n, live, waiting;
+	unsigned int i, live, waiting;
 	int ret;
 
 	for (;;) {
@@ -394,14 +394,9 @@ static int gfx9_wg_steps(struct gfx9_disp *d, u64 deadline_ns, u64 *insns)
 				waiting++;
 				continue;
 			}
-			for (n = 0; n < GFX9_QUANTUM &&
-			     w->state == GFX9_WAVE_RUN; n++) {
-				insns[0]++;
-				insns[1] += hweight64(gfx9_exec(w));
-				ret = gfx9_step(d, w);
-				if (ret)
-					return ret;
-			}
+			ret = gfx9_steps(d, w, GFX9_QUANTUM, insns);
+			if (ret)
+				return ret;
 		}
 		d->next_wave = (d->next_wave + 1) % d->nwaves;
 		if (!live)

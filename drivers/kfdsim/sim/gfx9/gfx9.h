@@ -123,12 +123,18 @@ static inline u32 *gfx9_vreg(const struct gfx9_wave *w, unsigned int r)
  * @size: bytes
  * @op: the opcode, in the format's own numbering (VOP*: the VOP3 one)
  * @lit: the literal constant, if @size includes one
+ * @sdst: SOP* with a decoded form (gfx9_sop_fast()): the destination code
+ * @ssrc: and its source codes; a code above GFX9_EXEC_HI reads @k
+ * @k: the value of each source that is a constant (inline or literal)
  */
 struct gfx9_insn {
 	u32 dw[3];
 	u32 size;
 	u32 op;
 	u32 lit;
+	u8 sdst;
+	u8 ssrc[2];
+	u64 k[2];
 };
 
 /**
@@ -144,8 +150,11 @@ struct gfx9_insn {
  * @ext: the operands come through the extension rows (DPP or SDWA)
  * @opsel: VOP3 op_sel: [2:0] read the high half of src0-2, [3] write
  *         the high half of vdst (16-bit operations only)
+ * @k: decoded forms (gfx9_vop_fast()): the value of each source that is
+ *     a constant (inline or literal)
  */
 struct gfx9_vop {
+	u32 k[3];
 	u16 src[3];
 	u16 vdst;
 	u16 sdst;
@@ -218,7 +227,7 @@ enum gfx9_dec_kind {
  *
  * Everything here follows from the instruction's words and the
  * dispatch's VGPR count alone, so an entry is good for every wave of the
- * dispatch until the code may have changed (decode.c, gfx9_step()).
+ * dispatch until the code may have changed (decode.c, gfx9_steps()).
  */
 struct gfx9_decoded {
 	u64 pc;
@@ -335,6 +344,8 @@ u32 gfx9_ssrc32(const struct gfx9_disp *d, const struct gfx9_wave *w,
 u64 gfx9_ssrc64(const struct gfx9_disp *d, const struct gfx9_wave *w,
 		const struct gfx9_insn *in, unsigned int code,
 		enum gfx9_kind kind);
+bool gfx9_sconst(const struct gfx9_insn *in, unsigned int code,
+		 enum gfx9_kind kind, u64 *k);
 bool gfx9_sdst_valid(unsigned int code, bool wide);
 void gfx9_sdst32(struct gfx9_wave *w, unsigned int code, u32 v);
 void gfx9_sdst64(struct gfx9_wave *w, unsigned int code, u64 v);
@@ -397,6 +408,16 @@ int gfx9_vop_fp(struct gfx9_disp *d, struct gfx9_wave *w,
 		const struct gfx9_insn *in, const struct gfx9_vop *v,
 		unsigned int op);
 
+/*
+ * The forms of the common scalar and integer vector operations that take
+ * their operation and operands as decoded once (sop.c, vop.c): the
+ * function for the decoded-instruction cache, or NULL (the format's
+ * generic function). gfx9_sop_fast() fills @in's sdst, ssrc and k,
+ * gfx9_vop_fast() @v's k.
+ */
+gfx9_exec_fn gfx9_sop_fast(struct gfx9_insn *in);
+gfx9_vop_fn gfx9_vop_fast(const struct gfx9_insn *in, struct gfx9_vop *v);
+
 /* Check and run a decoded VOP instruction (decode.c). */
 int gfx9_run_vop(struct gfx9_disp *d, struct gfx9_wave *w,
 		 struct gfx9_insn *in, struct gfx9_vop *v);
@@ -414,8 +435,9 @@ int gfx9_vop_ext_run(struct gfx9_disp *d, struct gfx9_wave *w,
 int gfx9_vop3p(struct gfx9_disp *d, struct gfx9_wave *w,
 	       struct gfx9_insn *in);
 
-/* Run one instruction of @w (decode.c). */
-int gfx9_step(struct gfx9_disp *d, struct gfx9_wave *w);
+/* Run up to @max instructions of @w (decode.c). */
+int gfx9_steps(struct gfx9_disp *d, struct gfx9_wave *w, unsigned int max,
+	       u64 *insns);
 
 /*
  * Forget every decoded instruction of the dispatch (s_icache_inv; the

@@ -64,19 +64,20 @@ static u64 sop_bfe64(u64 v, u32 ctl, bool sign)
 	return v;
 }
 
-static int sop2_32(struct gfx9_disp *d, struct gfx9_wave *w,
-		   const struct gfx9_insn *in)
+/*
+ * SOP2 operation @op on 32-bit @x and @y into SGPR @dst. Always inlined:
+ * with a constant @op (the decoded forms) the switch folds away.
+ */
+static __always_inline int sop2_32_do(struct gfx9_disp *d,
+				      struct gfx9_wave *w,
+				      const struct gfx9_insn *in,
+				      unsigned int op, u32 dst, u32 x, u32 y)
 {
-	u32 a = in->dw[0], dst = SOP_SDST(a), r;
-	u32 x, y;
-	u64 t;
 	bool scc = w->scc;
+	u32 r;
+	u64 t;
 
-	if (!sop_srcs_ok(in, true) || !gfx9_sdst_valid(dst, false))
-		return gfx9_illegal(d, w, in, "SOP2 operand");
-	x = gfx9_ssrc32(d, w, in, SOP_SSRC0(a), GFX9_B32);
-	y = gfx9_ssrc32(d, w, in, SOP_SSRC1(a), GFX9_B32);
-	switch (in->op) {
+	switch (op) {
 	case 0x00:	/* s_add_u32 */
 		t = (u64)x + y;
 		r = t;
@@ -195,7 +196,7 @@ static int sop2_32(struct gfx9_disp *d, struct gfx9_wave *w,
 	case 0x2f:
 	case 0x30:
 	case 0x31:
-		t = ((u64)x << (in->op - 0x2d)) + y;
+		t = ((u64)x << (op - 0x2d)) + y;
 		r = t;
 		scc = t >> 32;
 		break;
@@ -211,36 +212,35 @@ static int sop2_32(struct gfx9_disp *d, struct gfx9_wave *w,
 	default:
 		return gfx9_illegal(d, w, in, "SOP2");
 	}
-	gfx9_sdst32(w, dst, r);
+	w->sreg[dst] = r;
 	w->scc = scc;
 	return 0;
 }
 
-static int sop2_64(struct gfx9_disp *d, struct gfx9_wave *w,
+static int sop2_32(struct gfx9_disp *d, struct gfx9_wave *w,
 		   const struct gfx9_insn *in)
 {
 	u32 a = in->dw[0], dst = SOP_SDST(a);
-	bool shift = in->op >= 0x1d && in->op <= 0x21;
-	bool bfe = in->op == 0x27 || in->op == 0x28;
-	bool bfm = in->op == 0x23;
-	u64 x, y, r;
-	bool scc;
 
-	if (!sop_srcs_ok(in, true) || !gfx9_sdst_valid(dst, true))
+	if (!sop_srcs_ok(in, true) || !gfx9_sdst_valid(dst, false))
 		return gfx9_illegal(d, w, in, "SOP2 operand");
-	if (bfm) {
-		x = gfx9_ssrc32(d, w, in, SOP_SSRC0(a), GFX9_B32);
-		y = gfx9_ssrc32(d, w, in, SOP_SSRC1(a), GFX9_B32);
-	} else {
-		x = gfx9_ssrc64(d, w, in, SOP_SSRC0(a), GFX9_B64);
-		y = (shift || bfe) ?
-		    gfx9_ssrc32(d, w, in, SOP_SSRC1(a), GFX9_B32) :
-		    gfx9_ssrc64(d, w, in, SOP_SSRC1(a), GFX9_B64);
-	}
-	switch (in->op) {
+	return sop2_32_do(d, w, in, in->op, dst,
+			  gfx9_ssrc32(d, w, in, SOP_SSRC0(a), GFX9_B32),
+			  gfx9_ssrc32(d, w, in, SOP_SSRC1(a), GFX9_B32));
+}
+
+/* The 64-bit SOP2 operations, as sop2_32_do(). */
+static __always_inline int sop2_64_do(struct gfx9_disp *d,
+				      struct gfx9_wave *w,
+				      const struct gfx9_insn *in,
+				      unsigned int op, u32 dst, u64 x, u64 y)
+{
+	u64 r;
+
+	switch (op) {
 	case 0x0b:	/* s_cselect_b64 */
 		r = w->scc ? x : y;
-		gfx9_sdst64(w, dst, r);
+		gfx9_set_sreg64(w, dst, r);
 		return 0;
 	case 0x0d:
 		r = x & y;
@@ -277,7 +277,7 @@ static int sop2_64(struct gfx9_disp *d, struct gfx9_wave *w,
 		break;
 	case 0x23:	/* s_bfm_b64 */
 		r = ((x & 63) ? (1ull << (x & 63)) - 1 : 0) << (y & 63);
-		gfx9_sdst64(w, dst, r);
+		gfx9_set_sreg64(w, dst, r);
 		return 0;
 	case 0x27:	/* s_bfe_u64 */
 		r = sop_bfe64(x, y, false);
@@ -288,10 +288,32 @@ static int sop2_64(struct gfx9_disp *d, struct gfx9_wave *w,
 	default:
 		return gfx9_illegal(d, w, in, "SOP2");
 	}
-	scc = r;
-	gfx9_sdst64(w, dst, r);
-	w->scc = scc;
+	gfx9_set_sreg64(w, dst, r);
+	w->scc = r;
 	return 0;
+}
+
+static int sop2_64(struct gfx9_disp *d, struct gfx9_wave *w,
+		   const struct gfx9_insn *in)
+{
+	u32 a = in->dw[0], dst = SOP_SDST(a);
+	bool shift = in->op >= 0x1d && in->op <= 0x21;
+	bool bfe = in->op == 0x27 || in->op == 0x28;
+	bool bfm = in->op == 0x23;
+	u64 x, y;
+
+	if (!sop_srcs_ok(in, true) || !gfx9_sdst_valid(dst, true))
+		return gfx9_illegal(d, w, in, "SOP2 operand");
+	if (bfm) {
+		x = gfx9_ssrc32(d, w, in, SOP_SSRC0(a), GFX9_B32);
+		y = gfx9_ssrc32(d, w, in, SOP_SSRC1(a), GFX9_B32);
+	} else {
+		x = gfx9_ssrc64(d, w, in, SOP_SSRC0(a), GFX9_B64);
+		y = (shift || bfe) ?
+		    gfx9_ssrc32(d, w, in, SOP_SSRC1(a), GFX9_B32) :
+		    gfx9_ssrc64(d, w, in, SOP_SSRC1(a), GFX9_B64);
+	}
+	return sop2_64_do(d, w, in, in->op, dst, x, y);
 }
 
 static int sop2(struct gfx9_disp *d, struct gfx9_wave *w,
@@ -354,18 +376,17 @@ const struct gfx9_op gfx9_sop2_ops[128] = {
 
 /* ---- SOPK ---- */
 
-static int sopk(struct gfx9_disp *d, struct gfx9_wave *w,
-		const struct gfx9_insn *in)
+/* SOPK operation @op on SGPR @dst, as sop2_32_do(). */
+static __always_inline int sopk_do(struct gfx9_disp *d, struct gfx9_wave *w,
+				   const struct gfx9_insn *in,
+				   unsigned int op, u32 dst)
 {
-	u32 a = in->dw[0], op = (a >> 23) & 0x1f, dst = SOP_SDST(a);
+	u32 a = in->dw[0];
 	s32 simm = (s16)(a & 0xffff);
 	u32 uimm = a & 0xffff;
-	u32 x;
+	u32 x = w->sreg[dst];
 	s32 r;
 
-	if (!gfx9_sdst_valid(dst, false))
-		return gfx9_illegal(d, w, in, "SOPK operand");
-	x = w->sreg[dst];
 	switch (op) {
 	case 0x00:	/* s_movk_i32 */
 		w->sreg[dst] = simm;
@@ -430,6 +451,16 @@ static int sopk(struct gfx9_disp *d, struct gfx9_wave *w,
 	}
 }
 
+static int sopk(struct gfx9_disp *d, struct gfx9_wave *w,
+		const struct gfx9_insn *in)
+{
+	u32 a = in->dw[0], dst = SOP_SDST(a);
+
+	if (!gfx9_sdst_valid(dst, false))
+		return gfx9_illegal(d, w, in, "SOPK operand");
+	return sopk_do(d, w, in, (a >> 23) & 0x1f, dst);
+}
+
 /*
  * s_getreg_b32 / s_setreg_b32 / s_setreg_imm32_b32 (the value is the
  * literal): MODE is modelled (float rounding and denormals take effect
@@ -485,8 +516,10 @@ const struct gfx9_op gfx9_sopk_ops[32] = {
 
 /* ---- SOP1 ---- */
 
-static int sop1_32(struct gfx9_disp *d, struct gfx9_wave *w,
-		   const struct gfx9_insn *in, u32 op, u32 dst, u32 x)
+/* SOP1 operation @op on 32-bit @x into @dst, as sop2_32_do(). */
+static __always_inline int sop1_32(struct gfx9_disp *d, struct gfx9_wave *w,
+				   const struct gfx9_insn *in, u32 op,
+				   u32 dst, u32 x)
 {
 	u32 r;
 
@@ -552,8 +585,10 @@ static int sop1_32(struct gfx9_disp *d, struct gfx9_wave *w,
 	return 0;
 }
 
-static int sop1_64(struct gfx9_disp *d, struct gfx9_wave *w,
-		   const struct gfx9_insn *in, u32 op, u32 dst, u64 x)
+/* SOP1 operation @op on 64-bit @x, as sop2_32_do(). */
+static __always_inline int sop1_64(struct gfx9_disp *d, struct gfx9_wave *w,
+				   const struct gfx9_insn *in, u32 op,
+				   u32 dst, u64 x)
 {
 	u64 exec = gfx9_exec(w), r;
 	u32 r32;
@@ -722,23 +757,11 @@ const struct gfx9_op gfx9_sop1_ops[256] = {
 
 /* ---- SOPC ---- */
 
-static int sopc(struct gfx9_disp *d, struct gfx9_wave *w,
-		const struct gfx9_insn *in)
+/* SOPC comparison @op of @x and @y into SCC, as sop2_32_do(). */
+static __always_inline int sopc_do(struct gfx9_disp *d, struct gfx9_wave *w,
+				   const struct gfx9_insn *in,
+				   unsigned int op, u64 x, u64 y)
 {
-	u32 a = in->dw[0], op = (a >> 16) & 0x7f;
-	bool wide = op >= 0x12;
-	u64 x, y;
-
-	if (!sop_srcs_ok(in, true))
-		return gfx9_illegal(d, w, in, "SOPC operand");
-	if (wide || op == 0x0e || op == 0x0f)
-		x = gfx9_ssrc64(d, w, in, SOP_SSRC0(a), GFX9_B64);
-	else
-		x = gfx9_ssrc32(d, w, in, SOP_SSRC0(a), GFX9_B32);
-	if (wide)
-		y = gfx9_ssrc64(d, w, in, SOP_SSRC1(a), GFX9_B64);
-	else
-		y = gfx9_ssrc32(d, w, in, SOP_SSRC1(a), GFX9_B32);
 	switch (op) {
 	case 0x00:
 		w->scc = (s32)x == (s32)y;
@@ -800,6 +823,26 @@ static int sopc(struct gfx9_disp *d, struct gfx9_wave *w,
 	return 0;
 }
 
+static int sopc(struct gfx9_disp *d, struct gfx9_wave *w,
+		const struct gfx9_insn *in)
+{
+	u32 a = in->dw[0], op = (a >> 16) & 0x7f;
+	bool wide = op >= 0x12;
+	u64 x, y;
+
+	if (!sop_srcs_ok(in, true))
+		return gfx9_illegal(d, w, in, "SOPC operand");
+	if (wide || op == 0x0e || op == 0x0f)
+		x = gfx9_ssrc64(d, w, in, SOP_SSRC0(a), GFX9_B64);
+	else
+		x = gfx9_ssrc32(d, w, in, SOP_SSRC0(a), GFX9_B32);
+	if (wide)
+		y = gfx9_ssrc64(d, w, in, SOP_SSRC1(a), GFX9_B64);
+	else
+		y = gfx9_ssrc32(d, w, in, SOP_SSRC1(a), GFX9_B32);
+	return sopc_do(d, w, in, op, x, y);
+}
+
 #define SC(n)	{ n, sopc }
 const struct gfx9_op gfx9_sopc_ops[128] = {
 	[0x00] = SC("s_cmp_eq_i32"), [0x01] = SC("s_cmp_lg_i32"),
@@ -836,12 +879,13 @@ static int sopp_barrier(struct gfx9_disp *d, struct gfx9_wave *w,
 	return 0;
 }
 
-static int sopp_branch(struct gfx9_disp *d, struct gfx9_wave *w,
-		       const struct gfx9_insn *in)
+/* Branch @op, as sop2_32_do(). */
+static __always_inline int sopp_branch_do(struct gfx9_disp *d,
+					  struct gfx9_wave *w,
+					  const struct gfx9_insn *in,
+					  unsigned int op)
 {
-	u32 op = (in->dw[0] >> 16) & 0x7f;
 	s64 off = (s16)(in->dw[0] & 0xffff) * 4;
-	u64 vcc = gfx9_sreg64(w, GFX9_VCC_LO), exec = gfx9_exec(w);
 	bool take;
 
 	switch (op) {
@@ -855,16 +899,16 @@ static int sopp_branch(struct gfx9_disp *d, struct gfx9_wave *w,
 		take = w->scc;
 		break;
 	case 0x06:
-		take = !vcc;
+		take = !gfx9_sreg64(w, GFX9_VCC_LO);
 		break;
 	case 0x07:
-		take = vcc;
+		take = gfx9_sreg64(w, GFX9_VCC_LO);
 		break;
 	case 0x08:
-		take = !exec;
+		take = !gfx9_exec(w);
 		break;
 	case 0x09:
-		take = exec;
+		take = gfx9_exec(w);
 		break;
 	default:
 		return gfx9_illegal(d, w, in, "SOPP");
@@ -872,6 +916,12 @@ static int sopp_branch(struct gfx9_disp *d, struct gfx9_wave *w,
 	if (take)
 		w->pc += off;
 	return 0;
+}
+
+static int sopp_branch(struct gfx9_disp *d, struct gfx9_wave *w,
+		       const struct gfx9_insn *in)
+{
+	return sopp_branch_do(d, w, in, (in->dw[0] >> 16) & 0x7f);
 }
 
 /* The next instructions are fetched and decoded again (decode.c). */
@@ -911,3 +961,229 @@ const struct gfx9_op gfx9_sopp_ops[128] = {
 	[0x14] = { "s_incperflevel", sopp_nop },
 	[0x15] = { "s_decperflevel", sopp_nop },
 };
+
+/* ---- the decoded forms ---- */
+
+/*
+ * Source @i of an instruction gfx9_sop_fast() decoded: an SGPR-file code
+ * reads the register, any other is the constant it stored in in->k.
+ */
+static __always_inline u32 sop_x32(const struct gfx9_wave *w,
+				   const struct gfx9_insn *in, unsigned int i)
+{
+	unsigned int code = in->ssrc[i];
+
+	return code <= GFX9_EXEC_HI ? w->sreg[code] : (u32)in->k[i];
+}
+
+static __always_inline u64 sop_x64(const struct gfx9_wave *w,
+				   const struct gfx9_insn *in, unsigned int i)
+{
+	unsigned int code = in->ssrc[i];
+
+	return code < GFX9_EXEC_HI ? gfx9_sreg64(w, code) : in->k[i];
+}
+
+/*
+ * One function per opcode of the formats below, the operation and the
+ * operands' kinds fixed at compile time; the operand and destination
+ * codes were checked when decoded.
+ */
+#define SOP2_32_FN(o)							\
+static int sop2_32_##o(struct gfx9_disp *d, struct gfx9_wave *w,	\
+		       const struct gfx9_insn *in)			\
+{									\
+	return sop2_32_do(d, w, in, o, in->sdst, sop_x32(w, in, 0),	\
+			  sop_x32(w, in, 1));				\
+}
+
+#define SOP2_64_FN(o)							\
+static int sop2_64_##o(struct gfx9_disp *d, struct gfx9_wave *w,	\
+		       const struct gfx9_insn *in)			\
+{									\
+	return sop2_64_do(d, w, in, o, in->sdst, sop_x64(w, in, 0),	\
+			  sop_x64(w, in, 1));				\
+}
+
+#define SOPC_32_FN(o)							\
+static int sopc_32_##o(struct gfx9_disp *d, struct gfx9_wave *w,	\
+		       const struct gfx9_insn *in)			\
+{									\
+	return sopc_do(d, w, in, o, sop_x32(w, in, 0),			\
+		       sop_x32(w, in, 1));				\
+}
+
+#define SOPC_64_FN(o)							\
+static int sopc_64_##o(struct gfx9_disp *d, struct gfx9_wave *w,	\
+		       const struct gfx9_insn *in)			\
+{									\
+	return sopc_do(d, w, in, o, sop_x64(w, in, 0),			\
+		       sop_x64(w, in, 1));				\
+}
+
+#define SOPK_FN(o)							\
+static int sopk_##o(struct gfx9_disp *d, struct gfx9_wave *w,		\
+		    const struct gfx9_insn *in)				\
+{									\
+	return sopk_do(d, w, in, o, in->sdst);				\
+}
+
+#define SOP1_32_FN(o)							\
+static int sop1_32_##o(struct gfx9_disp *d, struct gfx9_wave *w,	\
+		       const struct gfx9_insn *in)			\
+{									\
+	return sop1_32(d, w, in, o, in->sdst, sop_x32(w, in, 0));	\
+}
+
+#define SOP1_64_FN(o)							\
+static int sop1_64_##o(struct gfx9_disp *d, struct gfx9_wave *w,	\
+		       const struct gfx9_insn *in)			\
+{									\
+	return sop1_64(d, w, in, o, in->sdst, sop_x64(w, in, 0));	\
+}
+
+#define SOPP_FN(o)							\
+static int sopp_##o(struct gfx9_disp *d, struct gfx9_wave *w,		\
+		    const struct gfx9_insn *in)				\
+{									\
+	return sopp_branch_do(d, w, in, o);				\
+}
+
+SOP2_32_FN(0x00) SOP2_32_FN(0x01) SOP2_32_FN(0x02) SOP2_32_FN(0x03)
+SOP2_32_FN(0x04) SOP2_32_FN(0x05) SOP2_32_FN(0x06) SOP2_32_FN(0x07)
+SOP2_32_FN(0x08) SOP2_32_FN(0x09) SOP2_32_FN(0x0a) SOP2_32_FN(0x0c)
+SOP2_32_FN(0x0e) SOP2_32_FN(0x10) SOP2_32_FN(0x12) SOP2_32_FN(0x14)
+SOP2_32_FN(0x1c) SOP2_32_FN(0x1e) SOP2_32_FN(0x20) SOP2_32_FN(0x24)
+SOP2_32_FN(0x25) SOP2_32_FN(0x26) SOP2_32_FN(0x2c) SOP2_32_FN(0x2e)
+SOP2_32_FN(0x2f) SOP2_32_FN(0x30) SOP2_32_FN(0x31)
+SOP2_64_FN(0x0b) SOP2_64_FN(0x0d) SOP2_64_FN(0x0f) SOP2_64_FN(0x11)
+SOP2_64_FN(0x13) SOP2_64_FN(0x15)
+SOPC_32_FN(0x00) SOPC_32_FN(0x01) SOPC_32_FN(0x02) SOPC_32_FN(0x03)
+SOPC_32_FN(0x04) SOPC_32_FN(0x05) SOPC_32_FN(0x06) SOPC_32_FN(0x07)
+SOPC_32_FN(0x08) SOPC_32_FN(0x09) SOPC_32_FN(0x0a) SOPC_32_FN(0x0b)
+SOPC_64_FN(0x12) SOPC_64_FN(0x13)
+SOPK_FN(0x00) SOPK_FN(0x01) SOPK_FN(0x02) SOPK_FN(0x03) SOPK_FN(0x04)
+SOPK_FN(0x05) SOPK_FN(0x06) SOPK_FN(0x07) SOPK_FN(0x08) SOPK_FN(0x09)
+SOPK_FN(0x0a) SOPK_FN(0x0b) SOPK_FN(0x0c) SOPK_FN(0x0d) SOPK_FN(0x0e)
+SOPK_FN(0x0f)
+SOP1_32_FN(0x00) SOP1_32_FN(0x02) SOP1_32_FN(0x04)
+SOP1_64_FN(0x01) SOP1_64_FN(0x03) SOP1_64_FN(0x05) SOP1_64_FN(0x20)
+SOP1_64_FN(0x21) SOP1_64_FN(0x22) SOP1_64_FN(0x23) SOP1_64_FN(0x33)
+SOPP_FN(0x02) SOPP_FN(0x04) SOPP_FN(0x05) SOPP_FN(0x06) SOPP_FN(0x07)
+SOPP_FN(0x08) SOPP_FN(0x09)
+
+/* SOP2: 32-bit operands, or (the _64 functions) 64-bit ones. */
+static const gfx9_exec_fn sop2_fast[128] = {
+	[0x00] = sop2_32_0x00, [0x01] = sop2_32_0x01, [0x02] = sop2_32_0x02,
+	[0x03] = sop2_32_0x03, [0x04] = sop2_32_0x04, [0x05] = sop2_32_0x05,
+	[0x06] = sop2_32_0x06, [0x07] = sop2_32_0x07, [0x08] = sop2_32_0x08,
+	[0x09] = sop2_32_0x09, [0x0a] = sop2_32_0x0a, [0x0c] = sop2_32_0x0c,
+	[0x0e] = sop2_32_0x0e, [0x10] = sop2_32_0x10, [0x12] = sop2_32_0x12,
+	[0x14] = sop2_32_0x14, [0x1c] = sop2_32_0x1c, [0x1e] = sop2_32_0x1e,
+	[0x20] = sop2_32_0x20, [0x24] = sop2_32_0x24, [0x25] = sop2_32_0x25,
+	[0x26] = sop2_32_0x26, [0x2c] = sop2_32_0x2c, [0x2e] = sop2_32_0x2e,
+	[0x2f] = sop2_32_0x2f, [0x30] = sop2_32_0x30, [0x31] = sop2_32_0x31,
+	[0x0b] = sop2_64_0x0b, [0x0d] = sop2_64_0x0d, [0x0f] = sop2_64_0x0f,
+	[0x11] = sop2_64_0x11, [0x13] = sop2_64_0x13, [0x15] = sop2_64_0x15,
+};
+
+static const gfx9_exec_fn sopc_fast[128] = {
+	[0x00] = sopc_32_0x00, [0x01] = sopc_32_0x01, [0x02] = sopc_32_0x02,
+	[0x03] = sopc_32_0x03, [0x04] = sopc_32_0x04, [0x05] = sopc_32_0x05,
+	[0x06] = sopc_32_0x06, [0x07] = sopc_32_0x07, [0x08] = sopc_32_0x08,
+	[0x09] = sopc_32_0x09, [0x0a] = sopc_32_0x0a, [0x0b] = sopc_32_0x0b,
+	[0x12] = sopc_64_0x12, [0x13] = sopc_64_0x13,
+};
+
+static const gfx9_exec_fn sopk_fast[32] = {
+	[0x00] = sopk_0x00, [0x01] = sopk_0x01, [0x02] = sopk_0x02,
+	[0x03] = sopk_0x03, [0x04] = sopk_0x04, [0x05] = sopk_0x05,
+	[0x06] = sopk_0x06, [0x07] = sopk_0x07, [0x08] = sopk_0x08,
+	[0x09] = sopk_0x09, [0x0a] = sopk_0x0a, [0x0b] = sopk_0x0b,
+	[0x0c] = sopk_0x0c, [0x0d] = sopk_0x0d, [0x0e] = sopk_0x0e,
+	[0x0f] = sopk_0x0f,
+};
+
+/* SOP1: the _64 ones have a 64-bit source and destination. */
+static const gfx9_exec_fn sop1_fast[256] = {
+	[0x00] = sop1_32_0x00, [0x02] = sop1_32_0x02, [0x04] = sop1_32_0x04,
+	[0x01] = sop1_64_0x01, [0x03] = sop1_64_0x03, [0x05] = sop1_64_0x05,
+	[0x20] = sop1_64_0x20, [0x21] = sop1_64_0x21, [0x22] = sop1_64_0x22,
+	[0x23] = sop1_64_0x23, [0x33] = sop1_64_0x33,
+};
+
+static const gfx9_exec_fn sopp_fast[128] = {
+	[0x02] = sopp_0x02, [0x04] = sopp_0x04, [0x05] = sopp_0x05,
+	[0x06] = sopp_0x06, [0x07] = sopp_0x07, [0x08] = sopp_0x08,
+	[0x09] = sopp_0x09,
+};
+
+/*
+ * Decode source @i of @in, code @code, for a decoded form: an SGPR-file
+ * register (a 64-bit one starting below EXEC_HI) or a constant. False
+ * for anything else (SCC, VCCZ, EXECZ, unmodelled codes), which the
+ * generic function reads or rejects.
+ */
+static bool sop_fast_src(struct gfx9_insn *in, unsigned int i,
+			 unsigned int code, bool wide)
+{
+	in->ssrc[i] = code;
+	if (code < GFX9_EXEC_HI || (!wide && code == GFX9_EXEC_HI))
+		return code != 125;
+	return gfx9_sconst(in, code, wide ? GFX9_B64 : GFX9_B32, &in->k[i]);
+}
+
+/**
+ * gfx9_sop_fast - the decoded form of a SOP2, SOPK, SOP1, SOPC or SOPP
+ * @in: the instruction (its format one of those), fetched
+ *
+ * For the common opcodes whose operands are registers or constants, the
+ * function that runs @in with its operation fixed and its operands as
+ * decoded here into @in (the same results as the format's function,
+ * including SCC). Everything the format's function checks at each step
+ * is checked here, once.
+ *
+ * Return: the function, or NULL: use the format's table.
+ */
+gfx9_exec_fn gfx9_sop_fast(struct gfx9_insn *in)
+{
+	u32 a = in->dw[0], op;
+	gfx9_exec_fn fn;
+	bool wide;
+
+	in->sdst = SOP_SDST(a);
+	switch (a >> 23) {
+	case 0x17f:	/* SOPP */
+		return sopp_fast[(a >> 16) & 0x7f];
+	case 0x17e:	/* SOPC */
+		op = (a >> 16) & 0x7f;
+		fn = sopc_fast[op];
+		wide = op >= 0x12;
+		if (!fn || !sop_fast_src(in, 0, SOP_SSRC0(a), wide) ||
+		    !sop_fast_src(in, 1, SOP_SSRC1(a), wide))
+			return NULL;
+		return fn;
+	case 0x17d:	/* SOP1 */
+		op = (a >> 8) & 0xff;
+		fn = sop1_fast[op];
+		wide = op & 1 || op >= 0x20;
+		if (!fn || !sop_fast_src(in, 0, SOP_SSRC0(a), wide) ||
+		    !gfx9_sdst_valid(in->sdst, wide))
+			return NULL;
+		return fn;
+	}
+	if ((a >> 28) == 0xb) {	/* SOPK */
+		fn = sopk_fast[(a >> 23) & 0x1f];
+		if (!fn || !gfx9_sdst_valid(in->sdst, false))
+			return NULL;
+		return fn;
+	}
+	op = (a >> 23) & 0x7f;	/* SOP2 */
+	fn = sop2_fast[op];
+	wide = op & 1 && op >= 0x0b && op < 0x20;
+	if (!fn || !sop_fast_src(in, 0, SOP_SSRC0(a), wide) ||
+	    !sop_fast_src(in, 1, SOP_SSRC1(a), wide) ||
+	    !gfx9_sdst_valid(in->sdst, wide))
+		return NULL;
+	return fn;
+}

@@ -311,44 +311,73 @@ static unsigned int vop_run_end(u64 m, unsigned int l)
 }
 
 /*
- * dst = @op(src0, src1, src2) in the lanes of @exec. With EXEC full and
- * src2 uniform (every two-operand instruction) a loop of its own for each
- * kind of src0 and src1, the uniform one held in a register; otherwise a
- * run of consecutive EXEC lanes at a time, lane l of an operand being
- * p[l & mask] (a VGPR row with a mask of 63, a uniform value with 0).
+ * Two lanes of @op at once: the low halves of @x and @y are lane 2i, the
+ * high halves lane 2i + 1 (x86 is little-endian), so that one 64-bit
+ * access moves two lanes of a VGPR row (8-byte aligned: the rows of a
+ * wave are 256 bytes each in one allocation).
+ */
+static __always_inline u64 vop_fast_pair(unsigned int op, u64 x, u64 y,
+					 u32 z)
+{
+	return vop_fast_op(op, x, y, z) |
+	       (u64)vop_fast_op(op, x >> 32, y >> 32, z) << 32;
+}
+
+/*
+ * dst = @op(src0, src1, src2) in the lanes of @exec, operand n being the
+ * VGPR row @pn or, if that is NULL, the uniform value @kn. With EXEC full
+ * and src2 uniform (every two-operand instruction) a loop of its own for
+ * each kind of src0 and src1, two lanes an access and four a turn;
+ * otherwise a run of consecutive EXEC lanes at a time, lane l of an
+ * operand being p[l & mask] (a VGPR row with a mask of 63, a uniform
+ * value with 0).
  */
 static __always_inline void vop_fast_loop(unsigned int op, u32 *dst,
-					  const struct gfx9_src *s0,
-					  const struct gfx9_src *s1,
-					  const struct gfx9_src *s2, u64 exec)
+					  const u32 *p0, u32 k0,
+					  const u32 *p1, u32 k1,
+					  const u32 *p2, u32 k2, u64 exec)
 {
-	u32 k0 = s0->k, k1 = s1->k, k2 = s2->k;
-	const u32 *p0 = s0->lo ? s0->lo : &k0;
-	const u32 *p1 = s1->lo ? s1->lo : &k1;
-	const u32 *p2 = s2->lo ? s2->lo : &k2;
-	unsigned int m0 = s0->lo ? GFX9_LANES - 1 : 0;
-	unsigned int m1 = s1->lo ? GFX9_LANES - 1 : 0;
-	unsigned int m2 = s2->lo ? GFX9_LANES - 1 : 0;
+	const u64 *q0 = (const u64 *)p0, *q1 = (const u64 *)p1;
+	u64 c0 = k0 | (u64)k0 << 32, c1 = k1 | (u64)k1 << 32;
+	unsigned int m0 = p0 ? GFX9_LANES - 1 : 0;
+	unsigned int m1 = p1 ? GFX9_LANES - 1 : 0;
+	unsigned int m2 = p2 ? GFX9_LANES - 1 : 0;
+	u64 *qd = (u64 *)dst;
 	unsigned int l, end;
 	u64 m;
 
-	if (exec == ~0ULL && !s2->lo) {
-		if (s0->lo && s1->lo) {
-			for (l = 0; l < GFX9_LANES; l++)
-				dst[l] = vop_fast_op(op, p0[l], p1[l], k2);
+	if (exec == ~0ULL && !p2) {
+		if (p0 && p1) {
+			for (l = 0; l < GFX9_LANES / 2; l += 2) {
+				qd[l] = vop_fast_pair(op, q0[l], q1[l], k2);
+				qd[l + 1] = vop_fast_pair(op, q0[l + 1],
+							  q1[l + 1], k2);
+			}
 			return;
 		}
-		if (s1->lo) {
-			for (l = 0; l < GFX9_LANES; l++)
-				dst[l] = vop_fast_op(op, k0, p1[l], k2);
+		if (p1) {
+			for (l = 0; l < GFX9_LANES / 2; l += 2) {
+				qd[l] = vop_fast_pair(op, c0, q1[l], k2);
+				qd[l + 1] = vop_fast_pair(op, c0, q1[l + 1],
+							  k2);
+			}
 			return;
 		}
-		if (s0->lo) {
-			for (l = 0; l < GFX9_LANES; l++)
-				dst[l] = vop_fast_op(op, p0[l], k1, k2);
+		if (p0) {
+			for (l = 0; l < GFX9_LANES / 2; l += 2) {
+				qd[l] = vop_fast_pair(op, q0[l], c1, k2);
+				qd[l + 1] = vop_fast_pair(op, q0[l + 1], c1,
+							  k2);
+			}
 			return;
 		}
 	}
+	if (!p0)
+		p0 = &k0;
+	if (!p1)
+		p1 = &k1;
+	if (!p2)
+		p2 = &k2;
 	for (m = exec; m; m = end < GFX9_LANES ? m & (~0ULL << end) : 0) {
 		l = __ffs64(m);
 		end = vop_run_end(m, l);
@@ -356,6 +385,16 @@ static __always_inline void vop_fast_loop(unsigned int op, u32 *dst,
 			dst[l] = vop_fast_op(op, p0[l & m0], p1[l & m1],
 					     p2[l & m2]);
 	}
+}
+
+/* The same loop for the generic path's operands (struct gfx9_src). */
+static __always_inline void vop_src_loop(unsigned int op, u32 *dst,
+					 const struct gfx9_src *s0,
+					 const struct gfx9_src *s1,
+					 const struct gfx9_src *s2, u64 exec)
+{
+	vop_fast_loop(op, dst, s0->lo, s0->k, s1->lo, s1->k, s2->lo, s2->k,
+		      exec);
 }
 
 /*
@@ -369,97 +408,97 @@ static bool vop_int_fast(unsigned int op, u32 *dst, const struct gfx9_src *s0,
 {
 	switch (op) {
 	case 0x106:
-		vop_fast_loop(0x106, dst, s0, s1, s2, exec);
+		vop_src_loop(0x106, dst, s0, s1, s2, exec);
 		break;
 	case 0x108:
-		vop_fast_loop(0x108, dst, s0, s1, s2, exec);
+		vop_src_loop(0x108, dst, s0, s1, s2, exec);
 		break;
 	case 0x10c:
-		vop_fast_loop(0x10c, dst, s0, s1, s2, exec);
+		vop_src_loop(0x10c, dst, s0, s1, s2, exec);
 		break;
 	case 0x10d:
-		vop_fast_loop(0x10d, dst, s0, s1, s2, exec);
+		vop_src_loop(0x10d, dst, s0, s1, s2, exec);
 		break;
 	case 0x10e:
-		vop_fast_loop(0x10e, dst, s0, s1, s2, exec);
+		vop_src_loop(0x10e, dst, s0, s1, s2, exec);
 		break;
 	case 0x10f:
-		vop_fast_loop(0x10f, dst, s0, s1, s2, exec);
+		vop_src_loop(0x10f, dst, s0, s1, s2, exec);
 		break;
 	case 0x110:
-		vop_fast_loop(0x110, dst, s0, s1, s2, exec);
+		vop_src_loop(0x110, dst, s0, s1, s2, exec);
 		break;
 	case 0x111:
-		vop_fast_loop(0x111, dst, s0, s1, s2, exec);
+		vop_src_loop(0x111, dst, s0, s1, s2, exec);
 		break;
 	case 0x112:
-		vop_fast_loop(0x112, dst, s0, s1, s2, exec);
+		vop_src_loop(0x112, dst, s0, s1, s2, exec);
 		break;
 	case 0x113:
-		vop_fast_loop(0x113, dst, s0, s1, s2, exec);
+		vop_src_loop(0x113, dst, s0, s1, s2, exec);
 		break;
 	case 0x114:
-		vop_fast_loop(0x114, dst, s0, s1, s2, exec);
+		vop_src_loop(0x114, dst, s0, s1, s2, exec);
 		break;
 	case 0x115:
-		vop_fast_loop(0x115, dst, s0, s1, s2, exec);
+		vop_src_loop(0x115, dst, s0, s1, s2, exec);
 		break;
 	case 0x134:
-		vop_fast_loop(0x134, dst, s0, s1, s2, exec);
+		vop_src_loop(0x134, dst, s0, s1, s2, exec);
 		break;
 	case 0x135:
-		vop_fast_loop(0x135, dst, s0, s1, s2, exec);
+		vop_src_loop(0x135, dst, s0, s1, s2, exec);
 		break;
 	case 0x136:
-		vop_fast_loop(0x136, dst, s0, s1, s2, exec);
+		vop_src_loop(0x136, dst, s0, s1, s2, exec);
 		break;
 	case 0x13d:
-		vop_fast_loop(0x13d, dst, s0, s1, s2, exec);
+		vop_src_loop(0x13d, dst, s0, s1, s2, exec);
 		break;
 	case 0x141:
-		vop_fast_loop(0x141, dst, s0, s1, s2, exec);
+		vop_src_loop(0x141, dst, s0, s1, s2, exec);
 		break;
 	case 0x16b:
-		vop_fast_loop(0x16b, dst, s0, s1, s2, exec);
+		vop_src_loop(0x16b, dst, s0, s1, s2, exec);
 		break;
 	case 0x1c3:
-		vop_fast_loop(0x1c3, dst, s0, s1, s2, exec);
+		vop_src_loop(0x1c3, dst, s0, s1, s2, exec);
 		break;
 	case 0x1c8:
-		vop_fast_loop(0x1c8, dst, s0, s1, s2, exec);
+		vop_src_loop(0x1c8, dst, s0, s1, s2, exec);
 		break;
 	case 0x1ca:
-		vop_fast_loop(0x1ca, dst, s0, s1, s2, exec);
+		vop_src_loop(0x1ca, dst, s0, s1, s2, exec);
 		break;
 	case 0x1ce:
-		vop_fast_loop(0x1ce, dst, s0, s1, s2, exec);
+		vop_src_loop(0x1ce, dst, s0, s1, s2, exec);
 		break;
 	case 0x1f3:
-		vop_fast_loop(0x1f3, dst, s0, s1, s2, exec);
+		vop_src_loop(0x1f3, dst, s0, s1, s2, exec);
 		break;
 	case 0x1fd:
-		vop_fast_loop(0x1fd, dst, s0, s1, s2, exec);
+		vop_src_loop(0x1fd, dst, s0, s1, s2, exec);
 		break;
 	case 0x1fe:
-		vop_fast_loop(0x1fe, dst, s0, s1, s2, exec);
+		vop_src_loop(0x1fe, dst, s0, s1, s2, exec);
 		break;
 	case 0x1ff:
-		vop_fast_loop(0x1ff, dst, s0, s1, s2, exec);
+		vop_src_loop(0x1ff, dst, s0, s1, s2, exec);
 		break;
 	case 0x200:
-		vop_fast_loop(0x200, dst, s0, s1, s2, exec);
+		vop_src_loop(0x200, dst, s0, s1, s2, exec);
 		break;
 	case 0x201:
-		vop_fast_loop(0x201, dst, s0, s1, s2, exec);
+		vop_src_loop(0x201, dst, s0, s1, s2, exec);
 		break;
 	case 0x202:
-		vop_fast_loop(0x202, dst, s0, s1, s2, exec);
+		vop_src_loop(0x202, dst, s0, s1, s2, exec);
 		break;
 	case 0x285:
-		vop_fast_loop(0x285, dst, s0, s1, s2, exec);
+		vop_src_loop(0x285, dst, s0, s1, s2, exec);
 		break;
 	case 0x286:
-		vop_fast_loop(0x286, dst, s0, s1, s2, exec);
+		vop_src_loop(0x286, dst, s0, s1, s2, exec);
 		break;
 	default:
 		return false;
@@ -692,7 +731,8 @@ static void vopc_write(struct gfx9_wave *w, const struct gfx9_vop *v,
 		gfx9_set_sreg64(w, GFX9_EXEC_LO, res);
 }
 
-static bool vopc_int(unsigned int cond, bool sign, u64 x, u64 y, bool wide)
+static __always_inline bool vopc_int(unsigned int cond, bool sign, u64 x,
+				     u64 y, bool wide)
 {
 	s64 sx = wide ? (s64)x : (s32)x, sy = wide ? (s64)y : (s32)y;
 
@@ -862,6 +902,244 @@ static int vop_float(struct gfx9_disp *d, struct gfx9_wave *w,
 	if (ret)
 		return gfx9_illegal(d, w, in, "float operand or modifier");
 	return 0;
+}
+
+/* ---- the decoded forms of the common integer operations ---- */
+
+/*
+ * A 32-bit source of a decoded form (gfx9_vop_fast()): its VGPR row, or
+ * NULL with the uniform value in *@k: an SGPR-file register, or the
+ * constant decoded into @v->k.
+ */
+static __always_inline const u32 *vop_row(const struct gfx9_wave *w,
+					  const struct gfx9_vop *v,
+					  unsigned int i, u32 *k)
+{
+	unsigned int code = v->src[i];
+
+	if (code >= GFX9_SRC_VGPR0)
+		return gfx9_vreg(w, code - GFX9_SRC_VGPR0);
+	*k = code <= GFX9_EXEC_HI ? w->sreg[code] : v->k[i];
+	return NULL;
+}
+
+/* vop_int() without clamp, for operation @op (a constant). */
+static __always_inline int vop_int_do(struct gfx9_wave *w,
+				      const struct gfx9_vop *v,
+				      unsigned int op)
+{
+	u32 k0 = 0, k1 = 0, k2 = 0;
+	const u32 *p0 = vop_row(w, v, 0, &k0);
+	const u32 *p1 = vop_row(w, v, 1, &k1);
+	const u32 *p2 = v->e64 ? vop_row(w, v, 2, &k2) : NULL;
+
+	vop_fast_loop(op, gfx9_vreg(w, v->vdst), p0, k0, p1, k1, p2, k2,
+		      gfx9_exec(w));
+	return 0;
+}
+
+/*
+ * The 32-bit integer compares (v_cmp and v_cmpx, e32 and e64) for
+ * condition @op: every lane compared, two an access (vop_fast_pair()),
+ * then the mask ANDed with EXEC (the rows of lanes outside EXEC are read,
+ * not used).
+ */
+static __always_inline int vopc_int_do(struct gfx9_wave *w,
+				       const struct gfx9_vop *v,
+				       unsigned int op)
+{
+	bool sign = !(op & 8);
+	u32 k0 = 0, k1 = 0;
+	const u64 *q0 = (const u64 *)vop_row(w, v, 0, &k0);
+	const u64 *q1 = (const u64 *)vop_row(w, v, 1, &k1);
+	u64 c0 = k0 | (u64)k0 << 32, c1 = k1 | (u64)k1 << 32;
+	unsigned int m0 = q0 ? GFX9_LANES / 2 - 1 : 0;
+	unsigned int m1 = q1 ? GFX9_LANES / 2 - 1 : 0;
+	u64 res = 0, x, y;
+	unsigned int l;
+
+	if (!q0)
+		q0 = &c0;
+	if (!q1)
+		q1 = &c1;
+	for (l = 0; l < GFX9_LANES / 2; l++) {
+		x = q0[l & m0];
+		y = q1[l & m1];
+		res |= (u64)vopc_int(op & 7, sign, (u32)x, (u32)y, false) <<
+		       (2 * l);
+		res |= (u64)vopc_int(op & 7, sign, x >> 32, y >> 32, false) <<
+		       (2 * l + 1);
+	}
+	vopc_write(w, v, res & gfx9_exec(w), op & 0x10);
+	return 0;
+}
+
+/*
+ * The carry operations without clamp (vop_carry()) for @op: with EXEC
+ * full a plain loop, else lane by lane; the carry-in (the _co_ forms with
+ * it) was decoded to be an SGPR pair or VCC.
+ */
+static __always_inline int vop_carry_do(struct gfx9_wave *w,
+					const struct gfx9_vop *v,
+					unsigned int op)
+{
+	u64 exec = gfx9_exec(w), cin = 0, cout = 0, t;
+	u32 *dst = gfx9_vreg(w, v->vdst);
+	u32 k0 = 0, k1 = 0, x, y;
+	const u32 *p0 = vop_row(w, v, 0, &k0);
+	const u32 *p1 = vop_row(w, v, 1, &k1);
+	unsigned int m0 = p0 ? GFX9_LANES - 1 : 0;
+	unsigned int m1 = p1 ? GFX9_LANES - 1 : 0;
+	unsigned int l;
+
+	if (op >= 0x11c)
+		cin = gfx9_sreg64(w, v->src[2]);
+	if (!p0)
+		p0 = &k0;
+	if (!p1)
+		p1 = &k1;
+	for (l = 0; l < GFX9_LANES; l++) {
+		if (exec != ~0ULL && !(exec & BIT_ULL(l)))
+			continue;
+		x = p0[l & m0];
+		y = p1[l & m1];
+		if (op == 0x119 || op == 0x11c)		/* add */
+			t = (u64)x + y + ((cin >> l) & 1);
+		else if (op == 0x11a || op == 0x11d)	/* sub */
+			t = (u64)x - y - ((cin >> l) & 1);
+		else					/* subrev */
+			t = (u64)y - x - ((cin >> l) & 1);
+		dst[l] = t;
+		cout |= ((t >> 32) & 1) << l;
+	}
+	gfx9_set_sreg64(w, v->sdst, cout);
+	return 0;
+}
+
+/* v_cndmask_b32 without abs and neg: the select mask an SGPR pair. */
+static int vop_cndmask_fast(struct gfx9_disp *d, struct gfx9_wave *w,
+			    const struct gfx9_insn *in,
+			    const struct gfx9_vop *v)
+{
+	u64 exec = gfx9_exec(w), mask = gfx9_sreg64(w, v->src[2]);
+	u32 *dst = gfx9_vreg(w, v->vdst);
+	u32 k0 = 0, k1 = 0;
+	const u32 *p0 = vop_row(w, v, 0, &k0);
+	const u32 *p1 = vop_row(w, v, 1, &k1);
+	unsigned int m0 = p0 ? GFX9_LANES - 1 : 0;
+	unsigned int m1 = p1 ? GFX9_LANES - 1 : 0;
+	unsigned int l;
+
+	if (!p0)
+		p0 = &k0;
+	if (!p1)
+		p1 = &k1;
+	for (l = 0; l < GFX9_LANES; l++)
+		if (exec == ~0ULL || (exec & BIT_ULL(l)))
+			dst[l] = (mask & BIT_ULL(l)) ? p1[l & m1] : p0[l & m0];
+	return 0;
+}
+
+#define VOP_FN(kind, o)							\
+static int vop_##kind##_##o(struct gfx9_disp *d, struct gfx9_wave *w,	\
+			    const struct gfx9_insn *in,			\
+			    const struct gfx9_vop *v)			\
+{									\
+	return vop_##kind##_do(w, v, o);				\
+}
+
+VOP_FN(int, 0x106) VOP_FN(int, 0x108) VOP_FN(int, 0x10c) VOP_FN(int, 0x10d)
+VOP_FN(int, 0x10e) VOP_FN(int, 0x10f) VOP_FN(int, 0x110) VOP_FN(int, 0x111)
+VOP_FN(int, 0x112) VOP_FN(int, 0x113) VOP_FN(int, 0x114) VOP_FN(int, 0x115)
+VOP_FN(int, 0x134) VOP_FN(int, 0x135) VOP_FN(int, 0x136) VOP_FN(int, 0x13d)
+VOP_FN(int, 0x141) VOP_FN(int, 0x16b) VOP_FN(int, 0x1c3) VOP_FN(int, 0x1c8)
+VOP_FN(int, 0x1ca) VOP_FN(int, 0x1ce) VOP_FN(int, 0x1f3) VOP_FN(int, 0x1fd)
+VOP_FN(int, 0x1fe) VOP_FN(int, 0x1ff) VOP_FN(int, 0x200) VOP_FN(int, 0x201)
+VOP_FN(int, 0x202) VOP_FN(int, 0x285) VOP_FN(int, 0x286)
+VOP_FN(carry, 0x119) VOP_FN(carry, 0x11a) VOP_FN(carry, 0x11b)
+VOP_FN(carry, 0x11c) VOP_FN(carry, 0x11d) VOP_FN(carry, 0x11e)
+
+#define VOPC_FN(o)							\
+static int vop_cmp_##o(struct gfx9_disp *d, struct gfx9_wave *w,	\
+		       const struct gfx9_insn *in,			\
+		       const struct gfx9_vop *v)			\
+{									\
+	return vopc_int_do(w, v, o);					\
+}
+
+VOPC_FN(0xc1) VOPC_FN(0xc2) VOPC_FN(0xc3) VOPC_FN(0xc4) VOPC_FN(0xc5)
+VOPC_FN(0xc6) VOPC_FN(0xc9) VOPC_FN(0xca) VOPC_FN(0xcb) VOPC_FN(0xcc)
+VOPC_FN(0xcd) VOPC_FN(0xce) VOPC_FN(0xd1) VOPC_FN(0xd2) VOPC_FN(0xd3)
+VOPC_FN(0xd4) VOPC_FN(0xd5) VOPC_FN(0xd6) VOPC_FN(0xd9) VOPC_FN(0xda)
+VOPC_FN(0xdb) VOPC_FN(0xdc) VOPC_FN(0xdd) VOPC_FN(0xde)
+
+static const gfx9_vop_fn vop_fast_fns[0x300] = {
+	[0x106] = vop_int_0x106, [0x108] = vop_int_0x108,
+	[0x10c] = vop_int_0x10c, [0x10d] = vop_int_0x10d,
+	[0x10e] = vop_int_0x10e, [0x10f] = vop_int_0x10f,
+	[0x110] = vop_int_0x110, [0x111] = vop_int_0x111,
+	[0x112] = vop_int_0x112, [0x113] = vop_int_0x113,
+	[0x114] = vop_int_0x114, [0x115] = vop_int_0x115,
+	[0x134] = vop_int_0x134, [0x135] = vop_int_0x135,
+	[0x136] = vop_int_0x136, [0x13d] = vop_int_0x13d,
+	[0x141] = vop_int_0x141, [0x16b] = vop_int_0x16b,
+	[0x1c3] = vop_int_0x1c3, [0x1c8] = vop_int_0x1c8,
+	[0x1ca] = vop_int_0x1ca, [0x1ce] = vop_int_0x1ce,
+	[0x1f3] = vop_int_0x1f3, [0x1fd] = vop_int_0x1fd,
+	[0x1fe] = vop_int_0x1fe, [0x1ff] = vop_int_0x1ff,
+	[0x200] = vop_int_0x200, [0x201] = vop_int_0x201,
+	[0x202] = vop_int_0x202, [0x285] = vop_int_0x285,
+	[0x286] = vop_int_0x286, [0x119] = vop_carry_0x119,
+	[0x11a] = vop_carry_0x11a, [0x11b] = vop_carry_0x11b,
+	[0x11c] = vop_carry_0x11c, [0x11d] = vop_carry_0x11d,
+	[0x11e] = vop_carry_0x11e, [0xc1] = vop_cmp_0xc1, [0xc2] = vop_cmp_0xc2,
+	[0xc3] = vop_cmp_0xc3, [0xc4] = vop_cmp_0xc4, [0xc5] = vop_cmp_0xc5,
+	[0xc6] = vop_cmp_0xc6, [0xc9] = vop_cmp_0xc9, [0xca] = vop_cmp_0xca,
+	[0xcb] = vop_cmp_0xcb, [0xcc] = vop_cmp_0xcc, [0xcd] = vop_cmp_0xcd,
+	[0xce] = vop_cmp_0xce, [0xd1] = vop_cmp_0xd1, [0xd2] = vop_cmp_0xd2,
+	[0xd3] = vop_cmp_0xd3, [0xd4] = vop_cmp_0xd4, [0xd5] = vop_cmp_0xd5,
+	[0xd6] = vop_cmp_0xd6, [0xd9] = vop_cmp_0xd9, [0xda] = vop_cmp_0xda,
+	[0xdb] = vop_cmp_0xdb, [0xdc] = vop_cmp_0xdc, [0xdd] = vop_cmp_0xdd,
+	[0xde] = vop_cmp_0xde, [0x100] = vop_cndmask_fast,
+};
+
+/**
+ * gfx9_vop_fast - the decoded form of a common integer VOP instruction
+ * @in: the instruction, decoded and checked (gfx9_decode_vop())
+ * @v: its operands; the constants among its sources are stored in @v->k
+ *
+ * The 32-bit integer operations of vop_int_fast(), the carry operations,
+ * v_cndmask_b32 and the 32-bit integer compares, each as a function of its
+ * own with the operation fixed, when the instruction has no clamp (and no
+ * abs or neg for v_cndmask_b32) and every source is a VGPR, an SGPR-file
+ * register (a pair for a carry-in or select mask) or a constant. The same
+ * results as the table's function.
+ *
+ * Return: the function, or NULL: use the table's.
+ */
+gfx9_vop_fn gfx9_vop_fast(const struct gfx9_insn *in, struct gfx9_vop *v)
+{
+	gfx9_vop_fn fn = in->op < ARRAY_SIZE(vop_fast_fns) ?
+			 vop_fast_fns[in->op] : NULL;
+	unsigned int i, nsrc = 3;
+	u64 k;
+
+	if (!fn || v->ext || v->clamp || v->abs || v->neg || v->omod)
+		return NULL;
+	/* The mask of the carry-in and the select: an SGPR pair or VCC. */
+	if ((in->op >= 0x11c && in->op <= 0x11e) || in->op == 0x100) {
+		if (v->src[2] >= GFX9_EXEC_HI)
+			return NULL;
+		nsrc = 2;
+	}
+	for (i = 0; i < nsrc; i++) {
+		if (v->src[i] >= GFX9_SRC_VGPR0 || v->src[i] <= GFX9_EXEC_HI)
+			continue;
+		if (!gfx9_sconst(in, v->src[i], GFX9_B32, &k))
+			return NULL;
+		v->k[i] = k;
+	}
+	return fn;
 }
 
 #define VI(n)	{ n, vop_int, 0 }
