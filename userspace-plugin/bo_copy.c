@@ -102,6 +102,7 @@ static const char *const kp_prof_names[KP_PROF_PHASES] = {
 	[KP_PROF_SDMA] = "sdma",
 	[KP_PROF_SCAN] = "scan",
 	[KP_PROF_COPY] = "copy",
+	[KP_PROF_SETUP] = "setup",
 };
 
 /* One INFO line: the job's wall time and its phases, in ms. */

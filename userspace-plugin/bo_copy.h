@@ -66,7 +66,11 @@ enum kp_copy_mode {
  *   fill   load: zero chunks written, parent chunks read from the chain
  *   sdma   SDMA copies submitted and waited for
  *   scan   chunks classified on the GPU (gpu_scan.h)
- *   copy   cpu path: memcpy between the mapping and the staging buffer
+ *   copy   memcpy between a mapping and the staging buffer (cpu path;
+ *          sdma path: sparse windows, sdma_copy.c)
+ *   setup  sdma path: render node, context, IB, bounce buffer (its pages
+ *          pinned), the test submission; the GPU scan's self-test and
+ *          calibration are in scan
  */
 enum kp_prof_phase {
 	KP_PROF_MAP,
@@ -77,6 +81,7 @@ enum kp_prof_phase {
 	KP_PROF_SDMA,
 	KP_PROF_SCAN,
 	KP_PROF_COPY,
+	KP_PROF_SETUP,
 	KP_PROF_PHASES
 };
 

@@ -878,9 +878,12 @@ int kp_sdma_run_job(struct kp_copy_job *j, bool *engine, char *why,
 		    size_t why_len)
 {
 	struct kp_sdma s = { .j = j, .fd = -1, .why = why, .why_len = why_len };
+	uint64_t t = kp_prof_now(), scan = j->prof.ns[KP_PROF_SCAN];
 	int ret;
 
 	ret = kp_sdma_setup(&s);
+	kp_prof_add(&j->prof, KP_PROF_SETUP, t);
+	j->prof.ns[KP_PROF_SETUP] -= j->prof.ns[KP_PROF_SCAN] - scan;
 	if (!ret) {
 		kp_info("GPU %u: %s BO contents via sdma (renderD%u), %u BOs, bounce buffer %zu bytes",
 			j->gpu_id,
