@@ -234,7 +234,7 @@ void kp_chunk_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
  * CPU still sums every DATA chunk it writes (the bytes are at hand, SDMA
  * just copied them) and holds the GPU to it. The caller writes DATA.
  */
-static int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
+int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
 			 uint64_t c, const uint8_t *p, size_t clen)
 {
 	uint64_t h = 0, t = kp_prof_now();
@@ -259,7 +259,7 @@ static int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
 }
 
 /* Write @len bytes of DATA chunks at @p (a run of them, or nothing). */
-static int kp_run_write(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
+int kp_run_write(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
 			const uint8_t *p, size_t len)
 {
 	uint64_t t = kp_prof_now();

@@ -205,6 +205,21 @@ void kp_stage_free(struct kp_copy_job *j);
 int kp_img_write(struct kp_copy_job *j, int img, const void *p, size_t len);
 
 /*
+ * Save side of chunk @c of @bo, its @clen bytes at @p: classify it (zero
+ * test and sum) unless it was classified before (bo->scanned; then a
+ * DATA chunk's sum is taken or checked). 0 or -EIO (logged).
+ */
+int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo, uint64_t c,
+		  const uint8_t *p, size_t clen);
+
+/*
+ * Append @len bytes of DATA chunks at @p to the pages image @img (nothing
+ * if @len is 0) and count them in bo->stored. 0 or -errno (logged).
+ */
+int kp_run_write(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
+		 const uint8_t *p, size_t len);
+
+/*
  * Record chunk @c (@clen bytes) of @bo: ZERO when @zero (with the checksum
  * of that many zero bytes), else its checksum @h and PARENT when the
  * parent's (bo->base) is the same, DATA otherwise.

@@ -746,40 +746,43 @@ static uint64_t kp_data_bytes(const struct kp_copy_job *j,
 }
 
 /*
- * Store the classified window at @off (@len bytes, chunks from @c0) from
- * the mapping @map: each run of DATA chunks, a staging buffer at a time,
- * is copied to the job's staging buffer and summed and written from
- * there (kp_copy_image_io()) while it is in the cache; the other chunks
- * only add their sums. 0 or -errno (logged).
+ * Store the classified window of @len bytes from chunk @c0 on out of
+ * the mapping @map: each DATA chunk is copied into the job's staging
+ * buffer, after the ones before it, and summed there while it is in the
+ * cache (kp_chunk_save()); a full staging buffer is written with one
+ * call, however scattered its chunks were in the BO (the pages image is
+ * the DATA chunks in order either way). Every chunk adds its sum to
+ * @sum. 0 or -errno (logged).
  */
 static int kp_map_store(struct kp_sdma *s, int img, struct kp_copy_bo *bo,
-			uint64_t off, size_t len, uint64_t c0,
-			const uint8_t *map, struct kp_sum *sum)
+			size_t len, uint64_t c0, const uint8_t *map,
+			struct kp_sum *sum)
 {
 	struct kp_copy_job *j = s->j;
-	uint64_t n = (len + j->chunk - 1) / j->chunk, c, r, start, end, t;
-	uint64_t most = j->stage_len / j->chunk;
-	bool data;
+	uint64_t n = (len + j->chunk - 1) / j->chunk, c, t;
+	size_t fill = 0, clen;
 	int ret = 0;
 
-	for (c = 0; !ret && c < n; c = r) {
-		data = bo->kinds[c0 + c] == KFD_CHUNK__KFD_CHUNK_DATA;
-		for (r = c + 1; r < n && (!data || r - c < most) &&
-		     (bo->kinds[c0 + r] == KFD_CHUNK__KFD_CHUNK_DATA) == data;
-		     r++)
-			;
-		start = c * j->chunk;
-		end = KP_MIN(r * j->chunk, (uint64_t)len);
-		if (data) {
+	for (c = c0; !ret && c < c0 + n; c++) {
+		if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA) {
+			clen = kp_chunk_len(bo->size, j->chunk, c);
+			if (fill + clen > j->stage_len) {
+				ret = kp_run_write(j, img, bo, j->stage, fill);
+				fill = 0;
+				if (ret)
+					break;
+			}
 			t = kp_prof_now();
-			memcpy(j->stage, map + start, end - start);
+			memcpy(j->stage + fill, map + (c - c0) * j->chunk, clen);
 			kp_prof_add(&j->prof, KP_PROF_COPY, t);
-			s->cpu_stored += end - start;
+			ret = kp_chunk_save(j, bo, c, j->stage + fill, clen);
+			fill += clen;
+			s->cpu_stored += clen;
 		}
-		/* Other chunks: only their sums, @j->stage is not read. */
-		ret = kp_copy_image_io(j, img, bo, off + start, j->stage,
-				       end - start, sum);
+		kp_sum_u64(sum, bo->sums[c]);
 	}
+	if (!ret)
+		ret = kp_run_write(j, img, bo, j->stage, fill);
 	return ret;
 }
 
@@ -808,7 +811,7 @@ static int kp_sdma_save_classified(struct kp_sdma *s, int img,
 	bo->scan_zero = s->scan_zero;
 	if (map && j->stage &&
 	    kp_data_bytes(j, bo, c0, n) * KP_MAP_STORE_DIV <= len) {
-		ret = kp_map_store(s, img, bo, off, len, c0, map, sum);
+		ret = kp_map_store(s, img, bo, len, c0, map, sum);
 		goto out;
 	}
 	for (c = 0; c < n; c = run) {
