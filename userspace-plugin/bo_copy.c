@@ -235,7 +235,7 @@ void kp_chunk_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
  * just copied them) and holds the GPU to it. The caller writes DATA.
  */
 int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
-			 uint64_t c, const uint8_t *p, size_t clen)
+		  uint64_t c, const uint8_t *p, size_t clen)
 {
 	uint64_t h = 0, t = kp_prof_now();
 	bool zero;
@@ -260,7 +260,7 @@ int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
 
 /* Write @len bytes of DATA chunks at @p (a run of them, or nothing). */
 int kp_run_write(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
-			const uint8_t *p, size_t len)
+		 const uint8_t *p, size_t len)
 {
 	uint64_t t = kp_prof_now();
 	int ret;
