@@ -2,7 +2,9 @@
 /*
  * BO contents through dma-buf mappings; see bo_copy.h.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
@@ -99,6 +102,7 @@ static const char *const kp_prof_names[KP_PROF_PHASES] = {
 	[KP_PROF_SDMA] = "sdma",
 	[KP_PROF_SCAN] = "scan",
 	[KP_PROF_COPY] = "copy",
+	[KP_PROF_SETUP] = "setup",
 };
 
 /* One INFO line: the job's wall time and its phases, in ms. */
@@ -118,6 +122,54 @@ static void kp_prof_log(const struct kp_copy_job *j, const char *engine,
 		j->chunk ? kp_sum_kind_name(j->sum_kind) : "none (version 1)");
 }
 
+/* Move @n bytes out of the job's pipe into @img. 0 or -errno. */
+static int kp_pipe_drain(struct kp_copy_job *j, int img, size_t n)
+{
+	ssize_t m;
+
+	while (n) {
+		m = splice(j->pipe[0], NULL, img, NULL, n, SPLICE_F_MOVE);
+		if (m < 0 && errno == EINTR)
+			continue;
+		if (m < 0)
+			return -errno;
+		if (!m)
+			return -EIO;
+		n -= (size_t)m;
+	}
+	return 0;
+}
+
+int kp_img_write(struct kp_copy_job *j, int img, const void *p, size_t len)
+{
+	struct iovec iov = { .iov_base = (void *)p, .iov_len = len };
+	ssize_t n;
+	int ret;
+
+	while (j->splice && iov.iov_len) {
+		n = vmsplice(j->pipe[1], &iov, 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/*
+			 * Nothing is in the pipe. The source cannot be pinned
+			 * (EFAULT: a PFN mapping) or the pipe is refused:
+			 * write() from now on.
+			 */
+			j->splice = false;
+			close(j->pipe[0]);
+			close(j->pipe[1]);
+			break;
+		}
+		ret = kp_pipe_drain(j, img, (size_t)n);
+		if (ret)
+			return ret;
+		iov.iov_base = (uint8_t *)iov.iov_base + n;
+		iov.iov_len -= (size_t)n;
+	}
+	return iov.iov_len ? kp_write_all(img, iov.iov_base, iov.iov_len) : 0;
+}
+
 /* Version 1: every byte, straight through. */
 static int kp_flat_io(struct kp_copy_job *j, int img,
 		      const struct kp_copy_bo *bo, uint64_t off, void *buf,
@@ -131,7 +183,7 @@ static int kp_flat_io(struct kp_copy_job *j, int img,
 		t = kp_prof_now();
 		kp_sum_update(sum, buf, len);
 		t = kp_prof_add(&j->prof, KP_PROF_SUM, t);
-		ret = kp_write_all(img, buf, len);
+		ret = kp_img_write(j, img, buf, len);
 		kp_prof_add(&j->prof, KP_PROF_IO, t);
 		if (ret)
 			kp_err("cannot write image %s: %s", j->image,
@@ -182,8 +234,8 @@ void kp_chunk_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
  * CPU still sums every DATA chunk it writes (the bytes are at hand, SDMA
  * just copied them) and holds the GPU to it. The caller writes DATA.
  */
-static int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
-			 uint64_t c, const uint8_t *p, size_t clen)
+int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
+		  uint64_t c, const uint8_t *p, size_t clen)
 {
 	uint64_t h = 0, t = kp_prof_now();
 	bool zero;
@@ -207,15 +259,15 @@ static int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo,
 }
 
 /* Write @len bytes of DATA chunks at @p (a run of them, or nothing). */
-static int kp_run_write(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
-			const uint8_t *p, size_t len)
+int kp_run_write(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
+		 const uint8_t *p, size_t len)
 {
 	uint64_t t = kp_prof_now();
 	int ret;
 
 	if (!len)
 		return 0;
-	ret = kp_write_all(img, p, len);
+	ret = kp_img_write(j, img, p, len);
 	kp_prof_add(&j->prof, KP_PROF_IO, t);
 	if (ret)
 		kp_err("cannot write image %s: %s", j->image, strerror(-ret));
@@ -526,6 +578,18 @@ static uint64_t kp_job_image_bytes(const struct kp_copy_job *j)
 	return total;
 }
 
+/*
+ * The pipe of kp_img_write(), as large as one write of a run (a smaller
+ * one, if the system's pipe-max-size says so, only takes more calls).
+ * Without a pipe, write().
+ */
+static void kp_pipe_setup(struct kp_copy_job *j)
+{
+	j->splice = !pipe2(j->pipe, O_CLOEXEC);
+	if (j->splice)
+		(void)fcntl(j->pipe[1], F_SETPIPE_SZ, (int)KP_IO_RUN);
+}
+
 static int kp_job_save(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 		       void *ctx)
 {
@@ -535,12 +599,18 @@ static int kp_job_save(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 	img = kp_img_create(j->image);
 	if (img < 0)
 		return img;
+	kp_pipe_setup(j);
 	/* Chunked: the process record says what the pages image holds. */
 	ret = j->chunk ? 0 : kp_record_write_len(img, kp_job_bytes(j));
 	if (ret)
 		kp_err("cannot write image %s: %s", j->image, strerror(-ret));
 	for (i = 0; !ret && i < j->nbos; i++)
 		ret = kp_copy_bo(j, img, &j->bos[i], ops, ctx);
+	if (j->splice) {
+		close(j->pipe[0]);
+		close(j->pipe[1]);
+		j->splice = false;
+	}
 	if (close(img) && !ret) {
 		ret = -errno;
 		kp_err("cannot write image %s: %s", j->image, strerror(-ret));
@@ -609,6 +679,32 @@ int kp_copy_walk(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 /* The staging buffer sits KP_STAGE_ALIGN / 2 past such a boundary. */
 #define KP_STAGE_ALIGN	4096
 
+void kp_stage_alloc(struct kp_copy_job *j)
+{
+	/* Staging pieces: whole chunks, about KP_IO_RUN bytes. */
+	j->stage_len = j->chunk ? KP_MAX(KP_IO_RUN / j->chunk, 1) * j->chunk :
+				  KP_IO_RUN;
+	/*
+	 * Half a page off a page boundary: glibc's memcpy copies a piece this
+	 * large backwards when destination and source are (nearly) equal
+	 * modulo 4 KiB, as a malloc'd buffer and a page-aligned mapping are.
+	 * The dma-buf fault handler maps the faulting page and the 15 after
+	 * it (as TTM's does), so a backward copy out of a fresh mapping takes
+	 * a fault per page: 3-5 times slower dumps in the guest (issue #23).
+	 */
+	j->stage_mem = aligned_alloc(KP_STAGE_ALIGN,
+				     j->stage_len + KP_STAGE_ALIGN);
+	j->stage = j->stage_mem ?
+		   (uint8_t *)j->stage_mem + KP_STAGE_ALIGN / 2 : NULL;
+}
+
+void kp_stage_free(struct kp_copy_job *j)
+{
+	free(j->stage_mem);
+	j->stage_mem = NULL;
+	j->stage = NULL;
+}
+
 static void *kp_job_main(void *arg)
 {
 	struct kp_copy_job *j = arg;
@@ -637,26 +733,10 @@ static void *kp_job_main(void *arg)
 			j->gpu_id, what, j->nbos);
 	memset(j->prof.ns, 0, sizeof(j->prof.ns));
 	t0 = kp_prof_now();
-	/* Staging pieces: whole chunks, about KP_IO_RUN bytes (or none). */
-	j->stage_len = j->chunk ? KP_MAX(KP_IO_RUN / j->chunk, 1) * j->chunk :
-				  KP_IO_RUN;
-	/*
-	 * Half a page off a page boundary: glibc's memcpy copies a piece this
-	 * large backwards when destination and source are (nearly) equal
-	 * modulo 4 KiB, as a malloc'd buffer and a page-aligned mapping are.
-	 * The dma-buf fault handler maps the faulting page and the 15 after
-	 * it (as TTM's does), so a backward copy out of a fresh mapping takes
-	 * a fault per page: 3-5 times slower dumps in the guest (issue #23).
-	 */
-	j->stage_mem = j->nbos ? aligned_alloc(KP_STAGE_ALIGN,
-					       j->stage_len + KP_STAGE_ALIGN) :
-				 NULL;
-	j->stage = j->stage_mem ?
-		   (uint8_t *)j->stage_mem + KP_STAGE_ALIGN / 2 : NULL;
+	if (j->nbos)
+		kp_stage_alloc(j);
 	j->ret = kp_copy_walk(j, &kp_cpu_ops, j);
-	free(j->stage_mem);
-	j->stage_mem = NULL;
-	j->stage = NULL;
+	kp_stage_free(j);
 	if (!j->ret && j->nbos)
 		kp_prof_log(j, "cpu", kp_prof_now() - t0);
 	return NULL;

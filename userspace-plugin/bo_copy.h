@@ -66,7 +66,11 @@ enum kp_copy_mode {
  *   fill   load: zero chunks written, parent chunks read from the chain
  *   sdma   SDMA copies submitted and waited for
  *   scan   chunks classified on the GPU (gpu_scan.h)
- *   copy   cpu path: memcpy between the mapping and the staging buffer
+ *   copy   memcpy between a mapping and the staging buffer (cpu path;
+ *          sdma path: sparse windows, sdma_copy.c)
+ *   setup  sdma path: render node, context, IB, bounce buffer (its pages
+ *          pinned), the test submission; the GPU scan's self-test and
+ *          calibration are in scan
  */
 enum kp_prof_phase {
 	KP_PROF_MAP,
@@ -77,6 +81,7 @@ enum kp_prof_phase {
 	KP_PROF_SDMA,
 	KP_PROF_SCAN,
 	KP_PROF_COPY,
+	KP_PROF_SETUP,
 	KP_PROF_PHASES
 };
 
@@ -132,9 +137,15 @@ struct kp_copy_job {
 	uint64_t window;	/* a multiple of chunk */
 	uint64_t zero_sum;	/* of a whole zero chunk */
 	struct kp_copy_prof prof;
-	uint8_t *stage;		/* cpu path: staging buffer, or NULL */
+	uint8_t *stage;		/* staging buffer (kp_stage_alloc()), or NULL */
 	size_t stage_len;
 	void *stage_mem;	/* its allocation (stage is inside it) */
+	/*
+	 * save: the pipe the image writes go through (kp_img_write()),
+	 * when @splice; set up by kp_copy_walk().
+	 */
+	int pipe[2];
+	bool splice;
 	int ret;
 	pthread_t thread;
 };
@@ -174,6 +185,39 @@ int kp_copy_walk(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 int kp_copy_image_io(struct kp_copy_job *j, int img,
 		     struct kp_copy_bo *bo, uint64_t off, void *buf,
 		     size_t len, struct kp_sum *sum);
+
+/*
+ * The job's staging buffer (stage, stage_len: whole chunks, about 1 MiB,
+ * placed so that glibc's memcpy out of a mapping runs forward), or NULL
+ * stage if there is no memory for it; and its release.
+ */
+void kp_stage_alloc(struct kp_copy_job *j);
+void kp_stage_free(struct kp_copy_job *j);
+
+/*
+ * Write @len bytes at @p to the pages image @img of a save job: vmsplice()
+ * into the job's pipe and splice() into the file where that works (an
+ * unpinnable source, e.g. a dma-buf mapping, falls back to write()), which
+ * in the guest moves a GiB into tmpfs in 0.65 of write()'s time
+ * (Documentation/benchmarks.rst). The bytes are in the file when it
+ * returns: @p may be reused. 0 or -errno (not logged).
+ */
+int kp_img_write(struct kp_copy_job *j, int img, const void *p, size_t len);
+
+/*
+ * Save side of chunk @c of @bo, its @clen bytes at @p: classify it (zero
+ * test and sum) unless it was classified before (bo->scanned; then a
+ * DATA chunk's sum is taken or checked). 0 or -EIO (logged).
+ */
+int kp_chunk_save(struct kp_copy_job *j, struct kp_copy_bo *bo, uint64_t c,
+		  const uint8_t *p, size_t clen);
+
+/*
+ * Append @len bytes of DATA chunks at @p to the pages image @img (nothing
+ * if @len is 0) and count them in bo->stored. 0 or -errno (logged).
+ */
+int kp_run_write(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
+		 const uint8_t *p, size_t len);
 
 /*
  * Record chunk @c (@clen bytes) of @bo: ZERO when @zero (with the checksum

@@ -112,21 +112,39 @@ uint64_t kp_sum_zeros(uint64_t len)
 	return kp_sum_final(&s);
 }
 
+static inline uint64_t kp_load64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * 256 bytes a step: the OR of 32 words, then one test and branch. Under
+ * emulation (TCG) every guest branch ends a translated block, so a longer
+ * step costs fewer block exits per byte (measured in the guest: bench_io
+ * mem, "zero-test" against the 64-byte step it replaced).
+ */
+#define KP_ZERO_STEP	256
+
 bool kp_is_zero(const void *data, size_t len)
 {
 	const uint8_t *p = data;
-	uint64_t w[8], acc;
+	uint64_t acc;
 	unsigned int i;
 
-	/* 64 bytes at a time (memcpy: no alignment assumed), early out. */
-	for (; len >= sizeof(w); p += sizeof(w), len -= sizeof(w)) {
-		memcpy(w, p, sizeof(w));
+	for (; len >= KP_ZERO_STEP; p += KP_ZERO_STEP, len -= KP_ZERO_STEP) {
 		acc = 0;
-		for (i = 0; i < 8; i++)
-			acc |= w[i];
+#pragma GCC unroll 32
+		for (i = 0; i < KP_ZERO_STEP; i += 8)
+			acc |= kp_load64(p + i);
 		if (acc)
 			return false;
 	}
+	for (; len >= 8; p += 8, len -= 8)
+		if (kp_load64(p))
+			return false;
 	while (len--)
 		if (*p++)
 			return false;

@@ -57,6 +57,7 @@ struct kp_sdma {
 	bool map_scan;
 	uint64_t map_chunks;		/* chunks classified that way */
 	uint64_t copied;		/* bytes SDMA moved */
+	uint64_t cpu_stored;		/* bytes the CPU copied out of the map */
 	bool engine;			/* the failure was SDMA's */
 	char *why;
 	size_t why_len;
@@ -261,6 +262,9 @@ static void kp_map_scan_setup(struct kp_sdma *s, const char *why)
 	const char *e = getenv("KFD_BO_SCAN_MAP");
 
 	s->map_scan = !e || strcmp(e, "0");
+	/* For the sparse windows the CPU stores (kp_map_store()). */
+	if (s->map_scan && !s->j->stage)
+		kp_stage_alloc(s->j);
 	kp_info("GPU %u: chunks classified on the CPU (%s), %s",
 		s->j->gpu_id, why,
 		s->map_scan ? "reading each BO through its dma-buf mapping" :
@@ -294,22 +298,29 @@ static uint64_t kp_scan_cpu_ns(const struct kp_sdma *s, const uint8_t *p,
  * bounce buffer (the zero test's slowest case: it reads every word):
  * from KP_SCAN_CAL_MIN bytes up, four times more until a dispatch takes
  * KP_SCAN_CAL_NS (so that submission overhead does not hide a fast GPU)
- * or the bounce buffer is used up. Every dispatch fills whole waves: its
- * chunks are len / 64 bytes up to the job's chunk size, then more waves
- * of those (a wave takes as long for one chunk as for 64: with the 4
- * chunks of 256 KiB at 64 KiB it would show a 16th of the rate). Rates
- * in bytes per second.
+ * or the bounce buffer is used up. It stops early when the GPU loses by
+ * more than KP_SCAN_CAL_LOSS even with @fixed_ns, the whole time of the
+ * one-page self-test dispatch, taken off as the cost of a dispatch: a
+ * larger dispatch cannot make up for that (on kfdsim's interpreter the
+ * first step already shows it, and each further one would cost four
+ * times more). Every dispatch fills whole waves: its chunks are len / 64
+ * bytes up to the job's chunk size, then more waves of those (a wave
+ * takes as long for one chunk as for 64: with the 4 chunks of 256 KiB
+ * at 64 KiB it would show a 16th of the rate). Rates in bytes per
+ * second.
  */
 #define KP_SCAN_CAL_MIN		(256ULL << 10)
 #define KP_SCAN_CAL_NS		(20ULL * 1000 * 1000)
+#define KP_SCAN_CAL_LOSS	2
 
-static int kp_scan_calibrate(struct kp_sdma *s, uint64_t *gpu_bps,
-			     uint64_t *cpu_bps, uint64_t *bytes)
+static int kp_scan_calibrate(struct kp_sdma *s, uint64_t fixed_ns,
+			     uint64_t *gpu_bps, uint64_t *cpu_bps,
+			     uint64_t *bytes)
 {
 	const uint64_t wave = 8 * KP_SCAN_WG;
 	uint64_t most = s->bounce_size / wave * wave, len = KP_SCAN_CAL_MIN;
 	uint64_t results = (s->scan.size - s->scan_out) / KP_SCAN_PAIR *
-			   s->j->chunk, t, ns, chunk;
+			   s->j->chunk, t, ns, cpu_ns, chunk;
 	int ret;
 
 	most = KP_MIN(most, results);
@@ -324,12 +335,16 @@ static int kp_scan_calibrate(struct kp_sdma *s, uint64_t *gpu_bps,
 		ns = kp_prof_now() - t;
 		if (ret)
 			return ret;
+		cpu_ns = kp_scan_cpu_ns(s, s->bounce_mem, len);
 		if (ns >= KP_SCAN_CAL_NS || len == most)
+			break;
+		if (ns > fixed_ns &&
+		    ns - fixed_ns > KP_SCAN_CAL_LOSS * cpu_ns)
 			break;
 		len *= 4;
 	}
 	*gpu_bps = kp_rate(len, ns);
-	*cpu_bps = kp_rate(len, kp_scan_cpu_ns(s, s->bounce_mem, len));
+	*cpu_bps = kp_rate(len, cpu_ns);
 	*bytes = len;
 	return 0;
 }
@@ -358,7 +373,7 @@ static void kp_scan_setup(struct kp_sdma *s)
 	struct kp_copy_job *j = s->j;
 	struct amdgpu_bo_alloc_request req = { 0 };
 	uint64_t page = kp_page_size(), size, *pairs;
-	uint64_t gpu_bps, cpu_bps, cal;
+	uint64_t gpu_bps, cpu_bps, cal, fixed;
 	uint8_t *bounce = s->bounce_mem;
 	const char *no = NULL;
 	unsigned int ms;
@@ -404,7 +419,9 @@ static void kp_scan_setup(struct kp_sdma *s)
 
 	for (i = 0; i < page; i++)
 		bounce[i] = (uint8_t)(i * 131 + 7);
+	fixed = kp_prof_now();
 	ret = kp_scan_run(s, s->bounce.va, page, j->chunk, 0, NULL);
+	fixed = kp_prof_now() - fixed;
 	pairs = (uint64_t *)(s->scan_cpu + s->scan_out);
 	if (!ret && (pairs[0] != (s->scan_zero ? 0 :
 				  kp_chunk_sum(j->sum_kind, bounce, page)) ||
@@ -417,7 +434,7 @@ static void kp_scan_setup(struct kp_sdma *s)
 				   kp_chunk_sum(j->sum_kind, bounce, page));
 	memset(bounce, 0, page);
 	if (!ret)
-		ret = kp_scan_calibrate(s, &gpu_bps, &cpu_bps, &cal);
+		ret = kp_scan_calibrate(s, fixed, &gpu_bps, &cpu_bps, &cal);
 	if (ret)
 		goto fail;
 	ms = kp_scan_dispatch_ms();
@@ -534,6 +551,7 @@ static int kp_sdma_setup(struct kp_sdma *s)
 
 static void kp_sdma_teardown(struct kp_sdma *s)
 {
+	kp_stage_free(s->j);
 	kp_scan_teardown(s);
 	kp_sdma_unmap(&s->bounce);
 	if (s->bounce_mem)
@@ -638,11 +656,14 @@ static int kp_scan_window(struct kp_sdma *s, struct kp_copy_bo *bo,
  * The same on the CPU, through a read-only mapping of the window of the
  * BO's dma-buf: the zero test (a chunk with data is read no further than
  * its first non-zero word), and with a parent the sum of each chunk that
- * is not zero. 1 if the kernel refuses the mapping (the caller copies
- * the window over by SDMA and classifies the copy), else 0 or -errno.
+ * is not zero. On success *@map is the mapping, still open for CPU reads
+ * (kp_map_release() ends that). 1 if the kernel refuses the mapping (the
+ * caller copies the window over by SDMA and classifies the copy), else 0
+ * or -errno.
  */
 static int kp_map_classify(struct kp_sdma *s, struct kp_copy_bo *bo,
-			   uint64_t off, size_t len, uint64_t c0, uint64_t n)
+			   uint64_t off, size_t len, uint64_t c0, uint64_t n,
+			   uint8_t **map)
 {
 	struct kp_copy_job *j = s->j;
 	uint64_t t = kp_prof_now(), c, h;
@@ -662,7 +683,9 @@ static int kp_map_classify(struct kp_sdma *s, struct kp_copy_bo *bo,
 	if (ret) {
 		kp_err("BO 0x%" PRIx64 " (GPU %u): DMA_BUF_IOCTL_SYNC: %s",
 		       bo->addr, j->gpu_id, strerror(-ret));
-		goto out;
+		munmap(p, len);
+		kp_prof_add(&j->prof, KP_PROF_MAP, t);
+		return ret;
 	}
 	t = kp_prof_add(&j->prof, KP_PROF_MAP, t);
 	for (c = c0; c < c0 + n; c++) {
@@ -675,23 +698,100 @@ static int kp_map_classify(struct kp_sdma *s, struct kp_copy_bo *bo,
 		if (s->scan_zero && !zero)
 			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
 	}
-	t = kp_prof_add(&j->prof, KP_PROF_SUM, t);
+	kp_prof_add(&j->prof, KP_PROF_SUM, t);
+	s->map_chunks += n;
+	*map = p;
+	return 0;
+}
+
+/* End the CPU's reads of kp_map_classify()'s mapping @p and unmap it. */
+static int kp_map_release(struct kp_sdma *s, const struct kp_copy_bo *bo,
+			  uint8_t *p, size_t len)
+{
+	struct kp_copy_job *j = s->j;
+	uint64_t t = kp_prof_now();
+	int ret;
+
 	ret = kp_dmabuf_sync(j, bo->dmabuf_fd, false);
 	if (ret)
 		kp_err("BO 0x%" PRIx64 " (GPU %u): DMA_BUF_IOCTL_SYNC end: %s",
 		       bo->addr, j->gpu_id, strerror(-ret));
-out:
 	munmap(p, len);
 	kp_prof_add(&j->prof, KP_PROF_MAP, t);
+	return ret;
+}
+
+/*
+ * A window classified through the mapping whose chunks to store are at
+ * most 1 / KP_MAP_STORE_DIV of it is sparse: the CPU copies those chunks
+ * out of the mapping itself (kp_map_store()). The zero test has just
+ * faulted in the pages of every one of them (each fault maps a chunk's 16
+ * pages), and SDMA would move their scattered runs one submission and
+ * fence wait each (on kfdsim 10% of 1 GiB in 64 KiB runs: 0.7 s of SDMA
+ * on a quiet host). Denser windows go by SDMA, in long runs.
+ */
+#define KP_MAP_STORE_DIV	4
+
+/* Bytes of the DATA chunks among chunks [@c0, @c0 + @n) of @bo. */
+static uint64_t kp_data_bytes(const struct kp_copy_job *j,
+			      const struct kp_copy_bo *bo, uint64_t c0,
+			      uint64_t n)
+{
+	uint64_t c, bytes = 0;
+
+	for (c = c0; c < c0 + n; c++)
+		if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA)
+			bytes += kp_chunk_len(bo->size, j->chunk, c);
+	return bytes;
+}
+
+/*
+ * Store the classified window of @len bytes from chunk @c0 on out of
+ * the mapping @map: each DATA chunk is copied into the job's staging
+ * buffer, after the ones before it, and summed there while it is in the
+ * cache (kp_chunk_save()); a full staging buffer is written with one
+ * call, however scattered its chunks were in the BO (the pages image is
+ * the DATA chunks in order either way). Every chunk adds its sum to
+ * @sum. 0 or -errno (logged).
+ */
+static int kp_map_store(struct kp_sdma *s, int img, struct kp_copy_bo *bo,
+			size_t len, uint64_t c0, const uint8_t *map,
+			struct kp_sum *sum)
+{
+	struct kp_copy_job *j = s->j;
+	uint64_t n = (len + j->chunk - 1) / j->chunk, c, t;
+	size_t fill = 0, clen;
+	int ret = 0;
+
+	for (c = c0; !ret && c < c0 + n; c++) {
+		if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA) {
+			clen = kp_chunk_len(bo->size, j->chunk, c);
+			if (fill + clen > j->stage_len) {
+				ret = kp_run_write(j, img, bo, j->stage, fill);
+				fill = 0;
+				if (ret)
+					break;
+			}
+			t = kp_prof_now();
+			memcpy(j->stage + fill, map + (c - c0) * j->chunk, clen);
+			kp_prof_add(&j->prof, KP_PROF_COPY, t);
+			ret = kp_chunk_save(j, bo, c, j->stage + fill, clen);
+			fill += clen;
+			s->cpu_stored += clen;
+		}
+		kp_sum_u64(sum, bo->sums[c]);
+	}
 	if (!ret)
-		s->map_chunks += n;
+		ret = kp_run_write(j, img, bo, j->stage, fill);
 	return ret;
 }
 
 /*
  * save, chunks classified first (on the GPU, or on the CPU through the
- * mapping): then copy only the runs of chunks to store, each with one
- * SDMA copy. 1: not classified (no mapping), copy everything.
+ * mapping): then move only the runs of chunks to store, each with one
+ * SDMA copy into the bounce buffer, or (a sparse window, see
+ * KP_MAP_STORE_DIV) with kp_map_store(). 1: not classified (no
+ * mapping), copy everything.
  */
 static int kp_sdma_save_classified(struct kp_sdma *s, int img,
 				   struct kp_copy_bo *bo, uint64_t off,
@@ -700,12 +800,20 @@ static int kp_sdma_save_classified(struct kp_sdma *s, int img,
 	struct kp_copy_job *j = s->j;
 	uint64_t c0 = off / j->chunk, n = (len + j->chunk - 1) / j->chunk;
 	uint64_t gpu = s->data.va + off, c, run, start, end;
-	int ret;
+	uint8_t *map = NULL;
+	int ret, ret2;
 
 	ret = s->scan_cpu ? kp_scan_window(s, bo, off, len, c0, n) :
-			    kp_map_classify(s, bo, off, len, c0, n);
+			    kp_map_classify(s, bo, off, len, c0, n, &map);
 	if (ret)
 		return ret;
+	bo->scanned = true;
+	bo->scan_zero = s->scan_zero;
+	if (map && j->stage &&
+	    kp_data_bytes(j, bo, c0, n) * KP_MAP_STORE_DIV <= len) {
+		ret = kp_map_store(s, img, bo, len, c0, map, sum);
+		goto out;
+	}
 	for (c = 0; c < n; c = run) {
 		run = c + 1;
 		if (bo->kinds[c0 + c] != KFD_CHUNK__KFD_CHUNK_DATA)
@@ -718,11 +826,21 @@ static int kp_sdma_save_classified(struct kp_sdma *s, int img,
 		ret = kp_sdma_copy(s, s->bounce.va + start, gpu + start,
 				   end - start);
 		if (ret)
-			return ret;
+			goto out;
 	}
-	bo->scanned = true;
-	bo->scan_zero = s->scan_zero;
+	if (map) {
+		ret = kp_map_release(s, bo, map, len);
+		map = NULL;
+		if (ret)
+			goto out;
+	}
 	ret = kp_copy_image_io(j, img, bo, off, s->bounce_mem, len, sum);
+out:
+	if (map) {
+		ret2 = kp_map_release(s, bo, map, len);
+		if (!ret)
+			ret = ret2;
+	}
 	bo->scanned = bo->scan_zero = false;
 	return ret;
 }
@@ -763,9 +881,12 @@ int kp_sdma_run_job(struct kp_copy_job *j, bool *engine, char *why,
 		    size_t why_len)
 {
 	struct kp_sdma s = { .j = j, .fd = -1, .why = why, .why_len = why_len };
+	uint64_t t = kp_prof_now(), scan = j->prof.ns[KP_PROF_SCAN];
 	int ret;
 
 	ret = kp_sdma_setup(&s);
+	kp_prof_add(&j->prof, KP_PROF_SETUP, t);
+	j->prof.ns[KP_PROF_SETUP] -= j->prof.ns[KP_PROF_SCAN] - scan;
 	if (!ret) {
 		kp_info("GPU %u: %s BO contents via sdma (renderD%u), %u BOs, bounce buffer %zu bytes",
 			j->gpu_id,
@@ -774,8 +895,9 @@ int kp_sdma_run_job(struct kp_copy_job *j, bool *engine, char *why,
 		ret = kp_copy_walk(j, &kp_sdma_ops, &s);
 	}
 	if (!ret)
-		kp_info("GPU %u: SDMA moved %" PRIu64 " bytes; %" PRIu64 " chunks classified on the GPU, %" PRIu64 " on the CPU through the dma-buf mapping",
-			j->gpu_id, s.copied, s.scan_chunks, s.map_chunks);
+		kp_info("GPU %u: SDMA moved %" PRIu64 " bytes; %" PRIu64 " chunks classified on the GPU, %" PRIu64 " on the CPU through the dma-buf mapping; the CPU copied %" PRIu64 " bytes of sparse windows out of that mapping",
+			j->gpu_id, s.copied, s.scan_chunks, s.map_chunks,
+			s.cpu_stored);
 	kp_sdma_teardown(&s);
 	*engine = s.engine;
 	return ret;

@@ -247,6 +247,84 @@ static void test_checksum(void)
 }
 
 /*
+ * The zero test: zeros of every length up to a few of its 256-byte steps,
+ * at every alignment, are zero; one non-zero byte anywhere in them (the
+ * first byte, inside a step, the last word, the tail) is seen.
+ */
+static void test_is_zero(void)
+{
+	static uint8_t buf[8 + 3 * 256 + 16];
+	size_t a, len, i;
+	bool ok = true;
+
+	for (a = 0; a < 8; a++) {
+		for (len = 0; len <= 3 * 256 + 9; len++) {
+			ok &= kp_is_zero(buf + a, len);
+			for (i = 0; i < len; i += (i < 16 || len - i < 16) ? 1 : 29) {
+				buf[a + i] = 0x80;
+				ok &= !kp_is_zero(buf + a, len);
+				buf[a + i] = 0;
+			}
+			/* A byte just past the end is not looked at. */
+			buf[a + len] = 1;
+			ok &= kp_is_zero(buf + a, len);
+			buf[a + len] = 0;
+		}
+	}
+	CHECK(ok);
+}
+
+/*
+ * The image write of a save job: through the job's pipe (vmsplice and
+ * splice) and without one (write()), the file gets the bytes in order,
+ * and a source buffer reused at once does not change what was written.
+ */
+static void test_img_write(void)
+{
+	struct kp_copy_job j = { .dir = KP_COPY_SAVE };
+	size_t len = (3U << 20) + 4097, i;
+	uint8_t *a, *back;
+	char path[128];
+	bool same;
+	int fd, pass;
+
+	a = malloc(len);
+	back = malloc(2 * len);
+	CHECK(a && back);
+	if (!a || !back)
+		goto out;
+	snprintf(path, sizeof(path), "%s/img-write", tmpdir);
+	for (pass = 0; pass < 2; pass++) {
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		CHECK(fd >= 0);
+		j.splice = !pass && !pipe(j.pipe);
+		CHECK(j.splice == !pass);
+		for (i = 0; i < len; i++)
+			a[i] = (uint8_t)(i * 131 + pass);
+		CHECK(!kp_img_write(&j, fd, a, len));
+		/* The same buffer again, changed: the first copy stays. */
+		memset(a, 0x5a, len);
+		CHECK(!kp_img_write(&j, fd, a, len));
+		memset(a, 0, len);
+		CHECK(pread(fd, back, 2 * len, 0) == (ssize_t)(2 * len));
+		same = true;
+		for (i = 0; i < len; i++)
+			same &= back[i] == (uint8_t)(i * 131 + pass) &&
+				back[len + i] == 0x5a;
+		CHECK(same);
+		if (j.splice) {
+			close(j.pipe[0]);
+			close(j.pipe[1]);
+		}
+		close(fd);
+		unlink(path);
+	}
+out:
+	free(a);
+	free(back);
+}
+
+/*
  * XXH64 against values from the xxHash project's own tool (xxhsum -H1),
  * and the zero-chunk shortcut and the one-pass chunk scan against it.
  */
@@ -2071,6 +2149,8 @@ int main(void)
 
 	test_parse();
 	test_checksum();
+	test_is_zero();
+	test_img_write();
 	test_xxh64();
 	test_topology_read();
 	test_topology_hidden();
