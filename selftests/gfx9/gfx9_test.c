@@ -1387,6 +1387,231 @@ TEST_F(gfx9, f64_omod_clamp_known_answers)
 	EXPECT_EQ(0x8000000000000000ULL, ((uint64_t *)(o + 128))[0]);
 }
 
+/*
+ * 2/pi as v_trig_preop_f64 reads it: its first 1201 fraction bits
+ * (truncated), in hex, then 3 zero bits. Computed on a host with Python's
+ * integers from Machin's formula (pi = 16 atan(1/5) - 4 atan(1/239), 1400
+ * bits) and checked against mpmath's 2/pi at 1400 bits; it begins with the
+ * well-known digits a2f9836e4e441529 fc2757d1. g9_two_over_pi_ok() checks
+ * its first 64 bits against the host's long double 2/pi (G9_2_PI_L).
+ */
+static const char g9_two_over_pi[] =
+	"a2f9836e4e441529fc2757d1f534ddc0db6295993c439041fe5163abdebbc561"
+	"b7246e3a424dd2e006492eea09d1921cfe1deb1cb129a73ee88235f52ebb4484"
+	"e99c7026b45f7e413991d639835339f49c845f8bbdf9283b1ff897ffde05980f"
+	"ef2f118b5a0a6d1f6d367ecf27cb09b74f463f669e5fea2d7527bac7ebe5f17b"
+	"3d0739f78a5292ea6bfb5fb11f8d5d0856033046fc7b0";
+
+/* Fraction bit @n (from 1) of 2/pi; 0 past the 1201st. */
+static unsigned int g9_2pi_bit(unsigned int n)
+{
+	char c[2] = { 0, 0 };
+
+	if (n < 1 || n > 1201)
+		return 0;
+	c[0] = g9_two_over_pi[(n - 1) / 4];
+	return (strtoul(c, NULL, 16) >> (3 - (n - 1) % 4)) & 1;
+}
+
+/*
+ * v_trig_preop_f64 as the gfx9 ISA defines it: shift = seg[4:0] * 53, plus
+ * exponent - 1077 for a biased exponent above 1077; the 53 bits of 2/pi
+ * after the first shift ones as an integer, times 2^(-53 - shift), times
+ * 2^128 more from an exponent of 1968 on; rounded toward zero. Here: bit
+ * by bit from the hex string, scaled exactly in long double and
+ * converted to binary64 in the host's round-toward-zero mode.
+ */
+static double g9_trig_preop(double x, uint32_t seg)
+{
+	unsigned int e = (g9_d2u(x) >> 52) & 0x7ff, shift = (seg & 31) * 53;
+	uint64_t m = 0;
+	long double v;
+	int scale, mode;
+	double r;
+	unsigned int i;
+
+	if (e > 1077)
+		shift += e - 1077;
+	scale = -53 - (int)shift;
+	if (e >= 1968)
+		scale += 128;
+	for (i = 1; i <= 53; i++)
+		m = m << 1 | g9_2pi_bit(shift + i);
+	v = ldexpl((long double)m, scale);	/* exact: 64-bit significand */
+	mode = fegetround();
+	fesetround(FE_TOWARDZERO);
+	r = (double)v;
+	fesetround(mode);
+	return r;
+}
+
+/* 2/pi from its well-known decimal digits, rounded to long double. */
+#define G9_2_PI_L	0.636619772367581343075535053490057448137839L
+
+/* The table's first 64 bits against the host's long double 2/pi. */
+static int g9_two_over_pi_ok(void)
+{
+	uint64_t t = 0, h = (uint64_t)ldexpl(G9_2_PI_L, 64);
+	unsigned int i;
+
+	for (i = 1; i <= 64; i++)
+		t = t << 1 | g9_2pi_bit(i);
+	/* that is 2/pi rounded to 64 bits: equal or one above */
+	return h == t || h == t + 1;
+}
+
+/*
+ * v_exp_legacy_f32, v_log_legacy_f32 and v_trig_preop_f64 (legacy.s).
+ * exp/log: within the ISA's 1 ULP of the host's exp2l/log2l rounded to
+ * binary32, with the legacy subnormal handling whatever MODE says (MODE
+ * keeps subnormals here): 2^x of x below -126 is +0, log2 of a subnormal
+ * is -Inf, as of +-0; log2 of a negative number is a NaN, log2 1 = 0,
+ * 2^-Inf = 0, 2^+Inf = +Inf. trig_preop: bit-exact against
+ * g9_trig_preop() over the segments, the exponent thresholds 1077 and
+ * 1968, Inf, NaN, zero, subnormals and negative inputs (sign ignored).
+ */
+TEST_F(gfx9, legacy_transc_trig_preop_known_answers)
+{
+	static const uint32_t xs[] = {
+		0xff800000, 0x7f800000, 0x7fc00000, 0x80000000, 0x00000000,
+		0x3f800000, 0xbf800000, 0x00000001, 0x007fffff, 0x80000010,
+		0xc2fc0000 /* -126 */, 0xc2fd0000 /* -126.5 */,
+		0xc2fbfffe, 0x42ffcccd /* 127.9 */, 0x43000000 /* 128 */,
+		0x40400000 /* 3 */, 0x3f000000 /* 0.5 */, 0x41000000 /* 8 */,
+		0x00800000, 0x7f7fffff,
+	};
+	static const uint64_t ys[] = {
+		0x3ff0000000000000ULL, 0x4350000000000000ULL /* 2^54 */,
+		0x4360000000000000ULL /* 2^55 */, 0x4363ffffffffffffULL,
+		0x7af0000000000000ULL /* e 1967 */,
+		0x7b00000000000000ULL /* e 1968 */, 0x7fefffffffffffffULL,
+		0x7ff0000000000000ULL, 0x7ff8000000000000ULL, 0,
+		0x8000000000000001ULL, 0xc630000000000000ULL, 0x400921fb54442d18ULL,
+		0x4430000000000000ULL, 0x44b0000000000000ULL,
+		0x4340000000000000ULL /* 2^53 */,
+	};
+	uint32_t in[64 * 4], *o;
+	uint64_t s = 0x7472696770726570ULL, got[4];
+	struct kg_bo out;
+	long double p;
+	unsigned int l;
+
+	ASSERT_TRUE(g9_two_over_pi_ok());
+	for (l = 0; l < 64; l++) {
+		uint64_t r = g9_rand64(&s), y;
+		uint32_t x;
+
+		/* random x: exponents around the range 2^x covers */
+		x = l < ARRAY_SIZE(xs) ? xs[l] :
+		    f2u((float)((int64_t)(r % 520000) - 260000) / 1000.0f);
+		if (l >= 40 && l < 48)
+			x = (uint32_t)r & 0x7fffffff;	/* any positive */
+		y = l < ARRAY_SIZE(ys) ? ys[l] :
+		    ((r >> 12) & 0x800fffffffffffffULL) |
+		    (uint64_t)((r >> 20) % 2047) << 52;
+		in[4 * l] = x;
+		in[4 * l + 1] = (uint32_t)y;
+		in[4 * l + 2] = (uint32_t)(y >> 32);
+		/* segment in bits 4:0; the bits above must not count */
+		in[4 * l + 3] = (l % 32) | (uint32_t)(r >> 32) << 5;
+	}
+	ASSERT_EQ(0, g9_run_wave(&self->rt, "legacy", in, 64 * 4, &out,
+				 64 * 12));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		const uint32_t *ol = o + 12 * l;
+		uint32_t xb = in[4 * l], ab = xb & 0x7fffffff;
+		float x = g9_u2f(xb), ax = g9_u2f(ab);
+		double y = g9_u2d((uint64_t)in[4 * l + 2] << 32 | in[4 * l + 1]);
+		long double e;
+		double want[4];
+		unsigned int j;
+
+		/* exp_legacy(x), exp_legacy(-x) */
+		for (j = 0; j < 2; j++) {
+			float t = j ? -x : x;
+			uint32_t g = ol[j ? 3 : 0];
+
+			if (isnan(t)) {
+				EXPECT_TRUE(isnan(g9_u2f(g))) TH_LOG("lane %u", l);
+			} else if (t < -126.0f) {
+				EXPECT_EQ(0u, g) TH_LOG("lane %u exp %a: %a", l,
+						       (double)t,
+						       (double)g9_u2f(g));
+			} else {
+				EXPECT_TRUE(g9_near32(exp2l(t), g, 1))
+					TH_LOG("lane %u exp %a: %a", l,
+					       (double)t, (double)g9_u2f(g));
+			}
+		}
+		/* log_legacy(x), log_legacy(|x|) */
+		for (j = 0; j < 2; j++) {
+			uint32_t b = j ? ab : xb, g = ol[1 + j];
+			float t = j ? ax : x;
+
+			if (isnan(t) || (t < 0 && (b & 0x7f800000)))
+				e = NAN;
+			else if (!(b & 0x7f800000))	/* 0, subnormal */
+				e = -INFINITY;
+			else
+				e = log2l(t);
+			if (!isnan(e) && isinf(e)) {
+				EXPECT_EQ(f2u((float)e), g)
+					TH_LOG("lane %u log %a: %a", l,
+					       (double)t, (double)g9_u2f(g));
+			} else {
+				EXPECT_TRUE(g9_near32(e, g, 1))
+					TH_LOG("lane %u log %a: %a", l,
+					       (double)t, (double)g9_u2f(g));
+			}
+		}
+		want[0] = g9_trig_preop(y, in[4 * l + 3]);
+		want[1] = g9_trig_preop(y, 1);
+		want[2] = g9_trig_preop(-y, 2);
+		want[3] = g9_trig_preop(y, 0);
+		memcpy(got, ol + 4, sizeof(got));
+		for (j = 0; j < 4; j++) {
+			uint64_t w = g9_d2u(want[j]), g = got[j];
+
+			EXPECT_EQ(w, g)
+				TH_LOG("lane %u trig_preop %a result %u: %a, want %a",
+				       l, y, j, g9_u2d(g), g9_u2d(w));
+		}
+		if (_metadata->passed == 0)
+			return;
+	}
+	/* the exact ones */
+	EXPECT_EQ(f2u(0x1p-126f), o[12 * 10]);		/* 2^-126 */
+	EXPECT_EQ(0u, o[12 * 11]);			/* 2^-126.5 */
+	EXPECT_EQ(f2u(8.0f), o[12 * 15]);		/* 2^3 */
+	EXPECT_EQ(f2u(0.125f), o[12 * 15 + 3]);		/* 2^-3 */
+	EXPECT_EQ(f2u(3.0f), o[12 * 17 + 1]);		/* log2 8 */
+	EXPECT_EQ(f2u(-1.0f), o[12 * 16 + 1]);		/* log2 0.5 */
+	EXPECT_EQ(0u, o[12 * 5 + 1]);			/* log2 1 */
+	EXPECT_EQ(0xff800000u, o[12 * 7 + 1]);		/* subnormal */
+	EXPECT_EQ(0x7f800000u, o[12 * 14]);		/* 2^128 */
+	EXPECT_EQ(0u, o[12 * 0]);			/* 2^-Inf */
+	/*
+	 * Segment 0 of 1.0 is 2/pi truncated to 53 bits, and segments 0 + 1
+	 * give 2/pi to beyond long double's 64 bits: within 1 ULP of it.
+	 */
+	memcpy(got, o + 4, sizeof(got));
+	EXPECT_EQ(0x3fe45f306dc9c882ULL, got[3]);
+	p = (long double)g9_u2d(got[3]) + g9_u2d(got[1]);
+	EXPECT_TRUE(fabsl(p - G9_2_PI_L) <= ldexpl(1.0L, -64))
+		TH_LOG("segments 0 + 1: %La", p);
+	/*
+	 * By hand (Python's exact fractions on the same bits): 2^55, one bit
+	 * further on; 2^944 (exponent 1967) and 2^945 (1968: scaled by 2^128).
+	 */
+	memcpy(got, o + 12 * 2 + 4, sizeof(got));
+	EXPECT_EQ(0x3fc17cc1b727220aULL, got[3]);
+	memcpy(got, o + 12 * 4 + 4, sizeof(got));
+	EXPECT_EQ(0x084ba7a31fb34f2fULL, got[3]);
+	memcpy(got, o + 12 * 5 + 4, sizeof(got));
+	EXPECT_EQ(0x10374f463f669e5fULL, got[3]);
+}
+
 /* An f32 with a random mantissa and an exponent in [-@e, @e]. */
 static uint32_t g9_mid32(uint64_t r, int e)
 {
@@ -1412,6 +1637,172 @@ static float g9_hf(uint16_t u)
 static uint16_t g9_mixh(float a, float b, float c)
 {
 	return g9_qh((g9_q)a * (g9_q)b + (g9_q)c);
+}
+
+/* The f16 next to @h toward +Inf (@up) or -Inf. */
+static uint16_t g9_hnext(uint16_t h, int up)
+{
+	if (!(h & 0x7fff))			/* +-0 */
+		return up ? 0x0001 : 0x8001;
+	if (!(h & 0x8000))
+		return up ? h + 1 : h - 1;
+	return up ? h - 1 : h + 1;
+}
+
+/*
+ * @v (not 0, not NaN) rounded to f16 in MODE's rounding @mode: 0 nearest
+ * even (the host's _Float16 conversion), 1 toward +Inf, 2 toward -Inf,
+ * 3 toward zero: the nearest f16, moved to its neighbour where it lies
+ * on the wrong side of @v. @v must be exact or closer to the true value
+ * than to any f16 and any midpoint between two (see the callers).
+ */
+static uint16_t g9_round16(g9_q v, int mode)
+{
+	uint16_t r = g9_qh(v);
+	g9_q rv = g9_hq(r);
+
+	if (mode == 0 || rv == v)
+		return r;
+	if (mode == 1 && rv < v)
+		return g9_hnext(r, 1);
+	if (mode == 2 && rv > v)
+		return g9_hnext(r, 0);
+	if (mode == 3 && (v < 0 ? -rv : rv) > (v < 0 ? -v : v))
+		return g9_hnext(r, v < 0);
+	return r;
+}
+
+/*
+ * An exact sum or product @v in @mode: a zero is -0 when both addends
+ * are zeros of sign @zneg (@zsame), else -0 only toward -Inf (IEEE 754).
+ */
+static uint16_t g9_sum16(g9_q v, int mode, int zsame, int zneg)
+{
+	if (v == 0)
+		return (zsame ? zneg : mode == 2) ? 0x8000 : 0;
+	return g9_round16(v, mode);
+}
+
+/*
+ * f16 arithmetic in the four rounding modes (f16round.s: s_setreg of
+ * MODE.FP_ROUND[3:2]): add, sub, mul, fma, mad and mac (product rounded
+ * first), cvt from f32, i16 and u16, sqrt, rcp and mul with omod mul:2
+ * (a second rounding). Expected values: the exact result in binary128
+ * (sums and products of f16 values are exact there; 1/a in binary128 and
+ * sqrt in long double are close enough to the true value that none lies
+ * on the other side of an f16 or a midpoint) rounded by hand as the
+ * mode says; overflow gives Inf or 65504, an exact zero sum -0 toward
+ * -Inf. 16-bit results zero the high half, v_mac_f16 keeps it.
+ */
+TEST_F(gfx9, f16_rounding_modes_known_answers)
+{
+	static const uint16_t ab[][2] = {
+		{ 0x7bff, 0x7bff }, { 0xfbff, 0x7bff }, { 0x3c00, 0xbc00 },
+		{ 0x0000, 0x8000 }, { 0x8000, 0x8000 }, { 0x0001, 0x3400 },
+		{ 0x3c00, 0x0001 }, { 0xbc00, 0x0001 }, { 0x5bff, 0x5bff },
+		{ 0x8001, 0x3800 }, { 0x3c01, 0x3bff }, { 0xfbff, 0x4000 },
+	};
+	uint32_t in[64 * 4], *o;
+	uint64_t s = 0x663136726f756e64ULL;
+	struct kg_bo out;
+	unsigned int l, m, j, bad = 0;
+
+	for (l = 0; l < 64; l++) {
+		uint64_t r1 = g9_rand64(&s), r2 = g9_rand64(&s);
+		uint16_t a = g9_mid16(r1, l % 4 ? 6 : 15);
+		uint16_t b = g9_mid16(r1 >> 16, l % 3 ? 6 : 15);
+
+		if (l < ARRAY_SIZE(ab)) {
+			a = ab[l][0];
+			b = ab[l][1];
+		} else if (l % 7 == 0) {
+			b = a ^ 0x8000;			/* a - a */
+		}
+		in[4 * l] = a | (uint32_t)b << 16;
+		in[4 * l + 1] = g9_mid16(r2, 8) | (uint32_t)(r2 >> 48) << 16;
+		in[4 * l + 2] = g9_mid32(r2 >> 8, l % 2 ? 20 : 8);
+		in[4 * l + 3] = (uint32_t)(r1 >> 40);
+	}
+	in[4 * 12 + 3] = 0xffff;	/* u16 65535: beyond 65504 */
+	in[4 * 13 + 3] = 0xfff1;
+	in[4 * 14 + 2] = 0x477ff000;	/* 65520: the f16 midpoint to Inf */
+	in[4 * 15 + 2] = 0x33000001;	/* just above 2^-25 */
+	ASSERT_EQ(0, g9_run_wave(&self->rt, "f16round", in, 64 * 4, &out,
+				 64 * 48));
+	o = out.cpu;
+	for (l = 0; l < 64; l++) {
+		uint16_t a = in[4 * l], b = in[4 * l] >> 16, c = in[4 * l + 1];
+		g9_q qa = g9_hq(a), qb = g9_hq(b), qc = g9_hq(c);
+		float x = g9_u2f(in[4 * l + 2]);
+		uint16_t k = in[4 * l + 3];
+		int na = a >> 15, nb = b >> 15, nc = c >> 15;
+
+		for (m = 0; m < 4; m++) {
+			const uint32_t *ol = o + 48 * l + 12 * m;
+			uint16_t want[12], t;
+			int zp = !(a & 0x7fff) || !(b & 0x7fff);
+
+			want[0] = g9_sum16(qa + qb, m, !(a & 0x7fff) &&
+					   !(b & 0x7fff) && na == nb, na);
+			want[1] = g9_sum16(qa - qb, m, !(a & 0x7fff) &&
+					   !(b & 0x7fff) && na != nb, na);
+			want[2] = g9_sum16(qa * qb, m, 1, na ^ nb);
+			want[3] = g9_sum16(qa * qb + qc, m,
+					   zp && !(c & 0x7fff) &&
+					   (na ^ nb) == nc, nc);
+			t = want[2];
+			if ((t & 0x7fff) == 0x7c00)	/* Inf + finite */
+				want[4] = t;
+			else
+				want[4] = g9_sum16(g9_hq(t) + qc, m,
+						   !(t & 0x7fff) &&
+						   !(c & 0x7fff) &&
+						   (t >> 15) == nc, nc);
+			want[5] = x == 0 ? (in[4 * l + 2] >> 31) << 15 :
+				  g9_round16((g9_q)x, m);
+			want[6] = g9_sum16((g9_q)(int16_t)k, m, 1, 0);
+			want[7] = !(a & 0x7fff) ? 0 :
+				  g9_round16((g9_q)sqrtl(fabsl(
+					  (long double)g9_hf(a))), m);
+			want[8] = !(a & 0x7fff) ? (a & 0x8000) | 0x7c00 :
+				  g9_round16(1 / qa, m);
+			want[9] = (t & 0x7fff) == 0x7c00 ? t :
+				  g9_sum16(g9_hq(t) * 2, m, 1, t >> 15);
+			want[10] = g9_sum16((g9_q)k, m, 1, 0);
+			want[11] = want[4];
+			for (j = 0; j < 12; j++) {
+				/* v_mac_f16 keeps the high half of c */
+				uint32_t w = want[j] |
+					     (j == 11 ? in[4 * l + 1] &
+					      0xffff0000 : 0);
+
+				EXPECT_EQ(w, ol[j])
+					TH_LOG("lane %u mode %u result %u: a %04x b %04x c %04x x %a k %04x",
+					       l, m, j, a, b, c, (double)x, k);
+				bad += w != ol[j];
+			}
+			if (bad > 10)
+				return;
+		}
+	}
+	/* by hand: 65504 + 65504 is Inf, or 65504 toward zero and -Inf */
+	EXPECT_EQ(0x7c00u, o[48 * 0 + 12 * 0]);
+	EXPECT_EQ(0x7c00u, o[48 * 0 + 12 * 1]);
+	EXPECT_EQ(0x7bffu, o[48 * 0 + 12 * 2]);
+	EXPECT_EQ(0x7bffu, o[48 * 0 + 12 * 3]);
+	/* 1 - 1 is +0, but -0 toward -Inf */
+	EXPECT_EQ(0u, o[48 * 2 + 12 * 3]);
+	EXPECT_EQ(0x8000u, o[48 * 2 + 12 * 2]);
+	/* 2^-24 * 0.25 is 0, but 2^-24 toward +Inf */
+	EXPECT_EQ(0u, o[48 * 5 + 12 * 0 + 2]);
+	EXPECT_EQ(1u, o[48 * 5 + 12 * 1 + 2]);
+	/* 1 + 2^-24: 1, 1 + 2^-10 toward +Inf */
+	EXPECT_EQ(0x3c00u, o[48 * 6 + 12 * 0]);
+	EXPECT_EQ(0x3c01u, o[48 * 6 + 12 * 1]);
+	EXPECT_EQ(0x3c00u, o[48 * 6 + 12 * 3]);
+	/* u16 65535: Inf to nearest and up, 65504 down and toward zero */
+	EXPECT_EQ(0x7c00u, o[48 * 12 + 12 * 0 + 10]);
+	EXPECT_EQ(0x7bffu, o[48 * 12 + 12 * 3 + 10]);
 }
 
 /*

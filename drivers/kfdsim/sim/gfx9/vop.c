@@ -1268,6 +1268,7 @@ const struct gfx9_vop_op gfx9_vop_ops[1024] = {
 	[0x170] = VF("v_frexp_exp_i32_f64"), [0x171] = VF("v_frexp_mant_f64"),
 	[0x172] = VF("v_fract_f64"), [0x173] = VF("v_frexp_exp_i32_f32"),
 	[0x174] = VF("v_frexp_mant_f32"),
+	[0x18b] = VF("v_exp_legacy_f32"), [0x18c] = VF("v_log_legacy_f32"),
 	/* VOP3 only */
 	[0x1c1] = VF("v_mad_f32"),
 	[0x1c2] = VI("v_mad_i32_i24"), [0x1c3] = VI("v_mad_u32_u24"),
@@ -1304,6 +1305,7 @@ const struct gfx9_vop_op gfx9_vop_ops[1024] = {
 	[0x28f] = { "v_lshlrev_b64", vop_shift64, 0 },
 	[0x290] = { "v_lshrrev_b64", vop_shift64, 0 },
 	[0x291] = { "v_ashrrev_i64", vop_shift64, 0 },
+	[0x292] = VF("v_trig_preop_f64"),
 	[0x293] = VI("v_bfm_b32"),
 	[0x29c] = VIC("v_add_i32"), [0x29d] = VIC("v_sub_i32"),
 };

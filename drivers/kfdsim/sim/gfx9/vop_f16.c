@@ -10,13 +10,18 @@
  * of 2^-24 below 2^17 (fits 64 bits), a product a multiple of 2^-48
  * below 2^32 (22 significant bits) and a fused a * b + c a multiple of
  * 2^-48 below 2^33 (fits 128 bits). Each result is therefore known
- * exactly and rounded once, to nearest even (f16_pack()): correctly
- * rounded by construction, with no double rounding to argue about and
- * no FPU section. v_mad_f16 is not fused: its product is rounded first.
+ * exactly and rounded once as MODE.FP_ROUND[3:2] (bits [3:2]) says
+ * (f16_pack()): correctly rounded by construction, with no double
+ * rounding to argue about and no FPU section. v_mad_f16 is not fused:
+ * its product is rounded first.
  *
  * MODE.FP_DENORM[3:2] (bits [7:6]) 0 flushes f16 subnormal inputs and
- * results to a signed zero; MODE.FP_ROUND[3:2] other than nearest even
- * traps. A NaN input gives that NaN quieted (the first NaN operand), an
+ * results to a signed zero. The rounding modes toward +Inf, -Inf and
+ * zero apply to every f16 result computed here but the transcendentals
+ * (v_log/exp/sin/cos_f16, which trap in those modes): an overflow
+ * rounded toward zero gives the largest finite f16 (65504), an exact
+ * zero sum of operands of opposite signs is -0 when rounding toward
+ * -Inf (IEEE 754). A NaN input gives that NaN quieted (the first NaN operand), an
  * invalid operation (Inf - Inf, 0 * Inf) the default NaN 0x7e00; min and
  * max follow IEEE mode (a NaN operand yields the other operand).
  *
@@ -32,6 +37,7 @@
 #include <linux/kernel.h>
 #include <asm/fpu/api.h>
 
+#include "fp_soft.h"
 #include "gfx9.h"
 #include "vop_f16.h"
 
@@ -41,6 +47,15 @@
 #define F16_QNAN	0x0200
 #define F16_DEFAULT_NAN	0x7e00
 #define F16_ONE		0x3c00
+#define F16_MAX		0x7bff
+
+/*
+ * How an f16 result is rounded (@fm of the functions below): bit 0
+ * (F16_FLUSH) flushes subnormal inputs and results, bits 2:1 are
+ * MODE.FP_ROUND[3:2] (enum sf_round). A bool flush is round to nearest.
+ */
+#define F16_FLUSH	1u
+#define F16_ROUND(fm)	(((fm) >> 1) & 3)
 
 /* MODE: FP_ROUND[3:2] and FP_DENORM[3:2] are f64 and f16. */
 #define GFX9_MODE_ROUND16(m)	(((m) >> 2) & 3)
@@ -78,13 +93,19 @@ static int u128_fls(unsigned __int128 x)
 }
 
 /*
- * The f16 nearest (ties to even) to (-1)^@neg * @mag * 2^@e; Inf when it
- * is beyond the largest; a subnormal result is flushed with @flush.
+ * (-1)^@neg * @mag * 2^@e rounded to f16 as @fm says: to nearest (ties to
+ * even), toward +Inf, -Inf or zero. Beyond the largest finite f16 it is
+ * Inf, or 65504 when the mode rounds that sign toward zero; a subnormal
+ * result is flushed with F16_FLUSH.
  */
-static u16 f16_pack(bool neg, unsigned __int128 mag, int e, bool flush)
+static u16 f16_pack(bool neg, unsigned __int128 mag, int e, unsigned int fm)
 {
 	unsigned __int128 rem, half;
+	unsigned int round = F16_ROUND(fm);
+	/* a directed mode that takes an inexact magnitude up */
+	bool up = (round == SF_RUP && !neg) || (round == SF_RDN && neg);
 	u16 sign = neg ? F16_SIGN : 0;
+	u16 huge = sign | (round == SF_RNE || up ? F16_INF : F16_MAX);
 	int p, big_e, q, drop;
 	u64 m;
 
@@ -94,18 +115,23 @@ static u16 f16_pack(bool neg, unsigned __int128 mag, int e, bool flush)
 	big_e = p + e;			/* the value in [2^E, 2^(E+1)) */
 	q = max(big_e - 10, -24);	/* the exponent of the result's ulp */
 	if (q > 6)
-		return sign | F16_INF;
+		return huge;
 	drop = q - e;			/* bits of mag below the ulp */
 	if (drop <= 0) {
 		m = (u64)(mag << -drop);
 	} else if (drop > p + 1) {
-		m = 0;			/* below half of the smallest */
+		/* below half of the smallest subnormal, not 0 */
+		m = round != SF_RNE && up;
 	} else {
 		m = (u64)(mag >> drop);
 		rem = mag - ((unsigned __int128)m << drop);
 		half = (unsigned __int128)1 << (drop - 1);
-		if (rem > half || (rem == half && (m & 1)))
+		if (round == SF_RNE) {
+			if (rem > half || (rem == half && (m & 1)))
+				m++;
+		} else if (rem && up) {
 			m++;
+		}
 	}
 	if (m == 0x800) {		/* rounded up to the next binade */
 		m = 0x400;
@@ -114,9 +140,9 @@ static u16 f16_pack(bool neg, unsigned __int128 mag, int e, bool flush)
 	if (!m)
 		return sign;
 	if (m < 0x400)			/* subnormal: q is -24 */
-		return flush ? sign : sign | (u16)m;
+		return (fm & F16_FLUSH) ? sign : sign | (u16)m;
 	if (q + 25 >= 31)
-		return sign | F16_INF;
+		return huge;
 	return sign | (u16)((q + 25) << 10) | (u16)(m & 0x3ff);
 }
 
@@ -128,13 +154,27 @@ static __int128 f16_fixed(bool neg, u64 m, int e, int base)
 	return neg ? -v : v;
 }
 
-static u16 f16_from_fixed(__int128 v, int base, bool zero_neg, bool flush)
+static u16 f16_from_fixed(__int128 v, int base, bool zero_neg,
+			  unsigned int fm)
 {
 	if (!v)
 		return zero_neg ? F16_SIGN : 0;
 	if (v < 0)
-		return f16_pack(true, (unsigned __int128)-v, base, flush);
-	return f16_pack(false, (unsigned __int128)v, base, flush);
+		return f16_pack(true, (unsigned __int128)-v, base, fm);
+	return f16_pack(false, (unsigned __int128)v, base, fm);
+}
+
+/*
+ * The sign of an exact zero sum (IEEE 754): that of the two addends if
+ * both are zeros of one sign (@both_zero, @same, @neg), else -0 when
+ * rounding toward -Inf and +0 otherwise.
+ */
+static bool f16_zero_neg(bool both_zero, bool same, bool neg,
+			 unsigned int fm)
+{
+	if (both_zero && same)
+		return neg;
+	return F16_ROUND(fm) == SF_RDN;
 }
 
 static u16 f16_nan2(u16 a, u16 b)
@@ -142,8 +182,9 @@ static u16 f16_nan2(u16 a, u16 b)
 	return (f16_isnan(a) ? a : b) | F16_QNAN;
 }
 
-u16 f16_add(u16 a, u16 b, bool flush)
+u16 f16_add(u16 a, u16 b, unsigned int fm)
 {
+	bool flush = fm & F16_FLUSH;
 	bool na = a & F16_SIGN, nb = b & F16_SIGN;
 	int ea, eb, base;
 	u64 ma, mb;
@@ -158,14 +199,14 @@ u16 f16_add(u16 a, u16 b, bool flush)
 	f16_unpack(a, flush, &ma, &ea);
 	f16_unpack(b, flush, &mb, &eb);
 	base = min(ea, eb);
-	/* An exact zero sum is -0 only for (-0) + (-0). */
 	return f16_from_fixed(f16_fixed(na, ma, ea, base) +
 			      f16_fixed(nb, mb, eb, base), base,
-			      na && nb && !ma && !mb, flush);
+			      f16_zero_neg(!ma && !mb, na == nb, na, fm), fm);
 }
 
-u16 f16_mul(u16 a, u16 b, bool flush)
+u16 f16_mul(u16 a, u16 b, unsigned int fm)
 {
+	bool flush = fm & F16_FLUSH;
 	bool neg = (a ^ b) & F16_SIGN;
 	int ea, eb;
 	u64 ma, mb;
@@ -179,12 +220,13 @@ u16 f16_mul(u16 a, u16 b, bool flush)
 			return F16_DEFAULT_NAN;
 		return (neg ? F16_SIGN : 0) | F16_INF;
 	}
-	return f16_pack(neg, ma * mb, ea + eb, flush);
+	return f16_pack(neg, ma * mb, ea + eb, fm);
 }
 
 /* a * b + c with one rounding. */
-u16 f16_fma(u16 a, u16 b, u16 c, bool flush)
+u16 f16_fma(u16 a, u16 b, u16 c, unsigned int fm)
 {
+	bool flush = fm & F16_FLUSH;
 	bool np = (a ^ b) & F16_SIGN, nc = c & F16_SIGN;
 	int ea, eb, ec, base;
 	u64 ma, mb, mc;
@@ -206,7 +248,8 @@ u16 f16_fma(u16 a, u16 b, u16 c, bool flush)
 	base = min(ea + eb, ec);
 	return f16_from_fixed(f16_fixed(np, ma * mb, ea + eb, base) +
 			      f16_fixed(nc, mc, ec, base), base,
-			      np && nc && (!ma || !mb) && !mc, flush);
+			      f16_zero_neg((!ma || !mb) && !mc, np == nc, np, fm),
+			      fm);
 }
 
 /* IEEE-mode min/max: a NaN operand yields the other; -0 below +0. */
@@ -237,17 +280,17 @@ u16 f16_clamp(u16 r)
 }
 
 /* omod (x2, x4, /2) and clamp of an f16 result. */
-static u16 f16_outmod(u16 r, const struct gfx9_vop *v, bool flush)
+static u16 f16_outmod(u16 r, const struct gfx9_vop *v, unsigned int fm)
 {
 	static const u16 scale[4] = { 0x3c00, 0x4000, 0x4400, 0x3800 };
 
 	if (v->omod)
-		r = f16_mul(r, scale[v->omod], flush);
+		r = f16_mul(r, scale[v->omod], fm);
 	return v->clamp ? f16_clamp(r) : r;
 }
 
 /* The f16 of an f32 (v_cvt_f16_f32): exact input, one rounding. */
-static u16 f16_from_f32(u32 x, bool flush)
+static u16 f16_from_f32(u32 x, unsigned int fm)
 {
 	unsigned int exp = (x >> 23) & 0xff;
 	bool neg = x >> 31;
@@ -263,7 +306,7 @@ static u16 f16_from_f32(u32 x, bool flush)
 		m |= BIT(23);
 	else
 		exp = 1;	/* f32 subnormals are below the f16 range */
-	return f16_pack(neg, m, (int)exp - 150, flush);
+	return f16_pack(neg, m, (int)exp - 150, fm);
 }
 
 /* The f32 of an f16 (v_cvt_f32_f16): always exact. */
@@ -396,6 +439,12 @@ bool f16_flush(const struct gfx9_wave *w)
 	return !GFX9_MODE_DENORM16(w->mode);
 }
 
+/* MODE's f16 rounding and flushing as an @fm for f16_pack(). */
+static unsigned int f16_fm(const struct gfx9_wave *w)
+{
+	return (f16_flush(w) ? F16_FLUSH : 0) | GFX9_MODE_ROUND16(w->mode) << 1;
+}
+
 /* floor(sqrt(@x)); *@rest gets @x minus its square. */
 static u64 f16_isqrt(u64 x, u64 *rest)
 {
@@ -423,8 +472,9 @@ static u64 f16_isqrt(u64 x, u64 *rest)
  * rounded once. sqrt(-0) is -0, a root of another negative the default
  * NaN, 1/+-0 and rsq(+-0) +-Inf.
  */
-static u16 f16_rcp(u16 x, bool flush)
+static u16 f16_rcp(u16 x, unsigned int fm)
 {
+	bool flush = fm & F16_FLUSH;
 	u16 sign = x & F16_SIGN;
 	u64 m, q;
 	int e;
@@ -439,11 +489,12 @@ static u16 f16_rcp(u16 x, bool flush)
 	/* 1 / (m 2^e) = (2^62 / m) * 2^(-62 - e) */
 	q = BIT_ULL(62) / m;
 	return f16_pack(sign, (unsigned __int128)q << 1 |
-			(BIT_ULL(62) % m != 0), -63 - e, flush);
+			(BIT_ULL(62) % m != 0), -63 - e, fm);
 }
 
-static u16 f16_root(u16 x, bool recip, bool flush)
+static u16 f16_root(u16 x, bool recip, unsigned int fm)
 {
+	bool flush = fm & F16_FLUSH;
 	u16 sign = x & F16_SIGN;
 	u64 m, r, rest, y, yrest = 0;
 	int e;
@@ -465,43 +516,43 @@ static u16 f16_root(u16 x, bool recip, bool flush)
 		/* sqrt(m 2^e) = sqrt(m 2^40) * 2^(e/2 - 20) */
 		r = f16_isqrt(m << 40, &rest);
 		return f16_pack(false, (unsigned __int128)r << 1 | (rest != 0),
-				e / 2 - 21, flush);
+				e / 2 - 21, fm);
 	}
 	/* 1 / sqrt(m 2^e) = sqrt(2^62 / m) * 2^(-31 - e/2) */
 	y = BIT_ULL(62) / m;
 	yrest = BIT_ULL(62) % m;
 	r = f16_isqrt(y, &rest);
 	return f16_pack(false, (unsigned __int128)r << 1 | ((rest | yrest) != 0),
-			-32 - e / 2, flush);
+			-32 - e / 2, fm);
 }
 
 /* One lane of an f16 operation of the table below. */
-static u16 vop_f16_lane(unsigned int op, u16 x, u16 y, u16 z, bool flush)
+static u16 vop_f16_lane(unsigned int op, u16 x, u16 y, u16 z, unsigned int fm)
 {
 	switch (op) {
 	case 0x11f:
-		return f16_add(x, y, flush);
+		return f16_add(x, y, fm);
 	case 0x120:
-		return f16_add(x, y ^ F16_SIGN, flush);
+		return f16_add(x, y ^ F16_SIGN, fm);
 	case 0x121:
-		return f16_add(y, x ^ F16_SIGN, flush);
+		return f16_add(y, x ^ F16_SIGN, fm);
 	case 0x122:
-		return f16_mul(x, y, flush);
+		return f16_mul(x, y, fm);
 	case 0x12d:
-		return f16_minmax(x, y, true, flush);
+		return f16_minmax(x, y, true, fm & F16_FLUSH);
 	case 0x12e:
-		return f16_minmax(x, y, false, flush);
+		return f16_minmax(x, y, false, fm & F16_FLUSH);
 	case 0x17d:
-		return f16_rcp(x, flush);
+		return f16_rcp(x, fm);
 	case 0x17e:
-		return f16_root(x, false, flush);
+		return f16_root(x, false, fm);
 	case 0x17f:
-		return f16_root(x, true, flush);
+		return f16_root(x, true, fm);
 	case 0x203:	/* v_mad_f16: product rounded, then the sum */
-		return f16_add(f16_mul(x, y, flush), z, flush);
+		return f16_add(f16_mul(x, y, fm), z, fm);
 	default:	/* 0x123 v_mac_f16 (z is vdst), 0x206 v_fma_f16 */
-		return op == 0x123 ? f16_add(f16_mul(x, y, flush), z, flush) :
-				     f16_fma(x, y, z, flush);
+		return op == 0x123 ? f16_add(f16_mul(x, y, fm), z, fm) :
+				     f16_fma(x, y, z, fm);
 	}
 }
 
@@ -511,14 +562,12 @@ static int vop_f16(struct gfx9_disp *d, struct gfx9_wave *w,
 	u32 *dst = gfx9_vreg(w, v->vdst);
 	struct gfx9_src s0, s1, s2 = {};
 	u64 exec = gfx9_exec(w);
-	bool flush = f16_flush(w);
+	unsigned int fm = f16_fm(w);
 	unsigned int op = in->op, l;
 	/* VOP1 (0x140-0x1bf): one source */
 	bool unary = op >= 0x140 && op < 0x1c0;
 	u16 x, y = 0, z, r;
 
-	if (!f16_mode_ok(w))
-		return gfx9_illegal(d, w, in, "f16 rounding mode not implemented");
 	f16_vsrc(d, w, in, v->src[0], &s0);
 	if (!unary)
 		f16_vsrc(d, w, in, v->src[1], &s1);
@@ -534,7 +583,7 @@ static int vop_f16(struct gfx9_disp *d, struct gfx9_wave *w,
 			z = dst[l];
 		else
 			z = f16_mods(f16_half(&s2, l, v->opsel & 4), v, 2);
-		r = f16_outmod(vop_f16_lane(op, x, y, z, flush), v, flush);
+		r = f16_outmod(vop_f16_lane(op, x, y, z, fm), v, fm);
 		dst[l] = f16_write(dst[l], r, v, op == 0x123);
 	}
 	return 0;
@@ -583,11 +632,9 @@ static int vop_f16_cvt(struct gfx9_disp *d, struct gfx9_wave *w,
 	u32 *dst = gfx9_vreg(w, v->vdst), x, r;
 	bool flush = f16_flush(w), flush32 = !((w->mode >> 4) & 3);
 	u64 exec = gfx9_exec(w);
-	unsigned int op = in->op, l;
+	unsigned int op = in->op, l, fm = f16_fm(w);
 	struct gfx9_src s0;
 
-	if (!f16_mode_ok(w) || (w->mode & 3))
-		return gfx9_illegal(d, w, in, "rounding mode not implemented");
 	/* Integer sources and results take no float modifiers. */
 	if ((op == 0x179 || op == 0x17a) && (v->abs || v->neg))
 		return gfx9_illegal(d, w, in, "modifiers on an integer source");
@@ -609,7 +656,7 @@ static int vop_f16_cvt(struct gfx9_disp *d, struct gfx9_wave *w,
 				x ^= BIT(31);
 			if (flush32 && !(x & 0x7f800000))
 				x &= BIT(31);
-			r = f16_outmod(f16_from_f32(x, flush), v, flush);
+			r = f16_outmod(f16_from_f32(x, fm), v, fm);
 			dst[l] = f16_write(dst[l], r, v, false);
 			continue;
 		case 0x14b:	/* v_cvt_f32_f16: a 32-bit result */
@@ -621,11 +668,11 @@ static int vop_f16_cvt(struct gfx9_disp *d, struct gfx9_wave *w,
 			continue;
 		case 0x179:	/* v_cvt_f16_u16 */
 			x = f16_half(&s0, l, v->opsel & 1);
-			r = f16_pack(false, x, 0, flush);
+			r = f16_pack(false, x, 0, fm);
 			break;
 		case 0x17a:	/* v_cvt_f16_i16 */
 			x = f16_half(&s0, l, v->opsel & 1);
-			r = f16_pack((s16)x < 0, abs((s16)x), 0, flush);
+			r = f16_pack((s16)x < 0, abs((s16)x), 0, fm);
 			break;
 		default:	/* 0x17b v_cvt_u16_f16, 0x17c v_cvt_i16_f16 */
 			x = f16_mods(f16_half(&s0, l, v->opsel & 1), v, 0);
@@ -634,7 +681,7 @@ static int vop_f16_cvt(struct gfx9_disp *d, struct gfx9_wave *w,
 					   v, false);
 			continue;
 		}
-		dst[l] = f16_write(dst[l], f16_outmod(r, v, flush), v, false);
+		dst[l] = f16_write(dst[l], f16_outmod(r, v, fm), v, false);
 	}
 	return 0;
 }

@@ -417,6 +417,89 @@ static u32 f32_log2(u32 x)
 	return u32f((float)fp_log2(f32(x)));
 }
 
+/*
+ * v_exp_legacy_f32 and v_log_legacy_f32: 2^x and log2 x as v_exp_f32 and
+ * v_log_f32 compute them, with the legacy ops' handling of subnormals
+ * whatever MODE says: an exponent below -126 gives +0 (2^x would be
+ * subnormal; -Inf gives 0 too) and a subnormal input of log is a zero
+ * (log2 of +-0 is -Inf). A negative input of log is a NaN, log2 1 is 0.
+ */
+static u32 f32_exp2_legacy(u32 x)
+{
+	if (f32_isnan(x))
+		return x | 0x400000;
+	if (f32(x) < -126.0f)
+		return 0;
+	return f32_exp2(x);
+}
+
+static u32 f32_log2_legacy(u32 x)
+{
+	return f32_log2(f32_flush(x, true));
+}
+
+/*
+ * The first 1201 fraction bits of 2/pi (truncated), most significant
+ * first: fraction bit n (counting from 1) is bit 63 - (n - 1) % 64 of
+ * word (n - 1) / 64; the 15 bits after bit 1201 are 0. Computed with
+ * integers from Machin's formula pi = 16 atan(1/5) - 4 atan(1/239) at
+ * 1400 bits; the words begin with the well-known a2f9836e 4e441529.
+ */
+static const u64 two_over_pi[19] = {
+	0xa2f9836e4e441529ULL, 0xfc2757d1f534ddc0ULL, 0xdb6295993c439041ULL,
+	0xfe5163abdebbc561ULL, 0xb7246e3a424dd2e0ULL, 0x06492eea09d1921cULL,
+	0xfe1deb1cb129a73eULL, 0xe88235f52ebb4484ULL, 0xe99c7026b45f7e41ULL,
+	0x3991d639835339f4ULL, 0x9c845f8bbdf9283bULL, 0x1ff897ffde05980fULL,
+	0xef2f118b5a0a6d1fULL, 0x6d367ecf27cb09b7ULL, 0x4f463f669e5fea2dULL,
+	0x7527bac7ebe5f17bULL, 0x3d0739f78a5292eaULL, 0x6bfb5fb11f8d5d08ULL,
+	0x56033046fc7b0000ULL,
+};
+
+/* 64 bits of 2/pi from fraction bit @pos + 1 on (0 past the table). */
+static u64 two_over_pi_at(unsigned int pos)
+{
+	unsigned int i = pos / 64, off = pos % 64;
+	u64 hi = i < ARRAY_SIZE(two_over_pi) ? two_over_pi[i] : 0;
+	u64 lo = i + 1 < ARRAY_SIZE(two_over_pi) ? two_over_pi[i + 1] : 0;
+
+	return off ? hi << off | lo >> (64 - off) : hi;
+}
+
+/*
+ * v_trig_preop_f64 (gfx9 ISA): 53 bits of 2/pi from fraction bit shift + 1
+ * on, as an integer scaled by 2^(-53 - shift), where shift is 53 times
+ * the segment @seg[4:0], plus exp - 1077 when the biased exponent exp of
+ * @x is above 1077 (|x| >= 2^55). From an exponent of 1968 on the result
+ * is scaled up by 2^128 (ocml scales such inputs down by as much). The
+ * sign of @x is ignored; Inf and NaN take the exponent 2047. The integer
+ * is exact in binary64; a subnormal result is truncated (round toward
+ * zero, as the ISA says), bits past the 1201st are 0.
+ */
+static u64 f64_trig_preop(u64 x, u32 seg)
+{
+	unsigned int e = (x >> 52) & 0x7ff, shift = (seg & 31) * 53, top;
+	int scale, sub;
+	u64 m;
+
+	if (e > 1077)
+		shift += e - 1077;
+	scale = -53 - (int)shift;
+	if (e >= 1968)
+		scale += 128;
+	m = two_over_pi_at(shift) >> 11;
+	if (!m)
+		return 0;
+	top = fls64(m) - 1;
+	if ((int)top + scale >= -1022)
+		return (u64)(top + scale + 1023) << 52 |
+		       ((m << (52 - top)) & ~(F64_SIGN | F64_EXP));
+	/* subnormal: the fraction field is m * 2^(scale + 1074) */
+	sub = scale + 1074;
+	if (sub >= 0)
+		return m << sub;
+	return -sub >= 64 ? 0 : m >> -sub;
+}
+
 /* sin and cos of @a, |a| <= pi/4, by their Taylor series (error < 2^-60). */
 static double fp_sin_poly(double a)
 {
@@ -675,6 +758,10 @@ static u32 f32_lane(unsigned int op, u32 x, u32 y, u32 z, u32 lit, u32 dst,
 		return sf_frexp_exp(x, true, false);
 	case 0x174:
 		return sf_frexp_mant(x, true, false);
+	case 0x18b:
+		return f32_exp2_legacy(x);
+	case 0x18c:
+		return f32_log2_legacy(x);
 	case 0x1de:
 		return sf_div_fixup(x, y, z, true);
 	case 0x1e2:	/* div_fmas: fma, scaled back where div_scale scaled */
@@ -717,6 +804,8 @@ static bool gfx9_fp32_op(unsigned int op)
 	case 0x16a:
 	case 0x173:
 	case 0x174:
+	case 0x18b:
+	case 0x18c:
 	case 0x1c1:
 	case 0x1cb:
 	case 0x1de:
@@ -825,6 +914,8 @@ static u64 f64_lane(unsigned int op, u64 x, u64 y, u64 z,
 		return f64_minmax(x, y, false);
 	case 0x283:
 		return f64_minmax(x, y, true);
+	case 0x292:
+		return f64_trig_preop(x, y);
 	default:	/* 0x284 ldexp_f64 */
 		return sf_ldexp(x, (s32)y, env);
 	}
@@ -837,8 +928,8 @@ static int fp64(struct gfx9_disp *d, struct gfx9_wave *w,
 {
 	bool src64 = op != 0x144 && op != 0x150 && op != 0x156;
 	bool dst64 = op != 0x143 && op != 0x14f && op != 0x155 && op != 0x170;
-	/* the second operand: none, 32 bits (ldexp) or binary64 */
-	bool two = op >= 0x1cc, y64 = two && op != 0x284;
+	/* the second operand: none, 32 bits (ldexp, trig_preop) or binary64 */
+	bool two = op >= 0x1cc, y64 = two && op != 0x284 && op != 0x292;
 	bool three = op >= 0x1cc && op <= 0x1e3;
 	u32 *lo = gfx9_vreg(w, v->vdst), *hi = gfx9_vreg(w, v->vdst + 1);
 	struct gfx9_src s0, s1, s2;
