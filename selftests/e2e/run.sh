@@ -1646,7 +1646,9 @@ hip_dump() {
 		return 1
 	fi
 	"$hip_app" --expected "${hip_args[@]}" >"$work/$name.exp"
-	pid=$(start_exe "$name" "$hip_app" "${hip_args[@]}") || return 1
+	# The app's own guard must not be shorter than this script's wait.
+	pid=$(start_exe "$name" "$hip_app" "${hip_args[@]}" \
+		--park-limit "$run_limit") || return 1
 	parked=$(grep -m1 'parked: ' "$work/$name.log")
 	note "${parked#*: +}"
 	parked_dump "$name" "$pid" "$dir" 8 || return 1
