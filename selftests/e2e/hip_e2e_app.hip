@@ -48,13 +48,13 @@ extern "C" {
 #define ACC_EVERY	16	/* steps between two atomic adds */
 #define MAX_GPUS	8
 /* How long the parked kernels may take to show up (a hang guard). */
-#define PARK_LIMIT_MS	600000
+#define PARK_LIMIT_S	600
 
 static struct {
-	uint64_t steps, blocks, ngpus;
+	uint64_t steps, blocks, ngpus, park_limit_s;
 	const char *pid_file, *ready, *go;
 	bool expected;
-} o = { .steps = 4096, .blocks = 4, .ngpus = 2 };
+} o = { .steps = 4096, .blocks = 4, .ngpus = 2, .park_limit_s = PARK_LIMIT_S };
 
 struct gpu {
 	uint32_t *out;		/* one value per work-item, VRAM */
@@ -215,7 +215,7 @@ static void wait_parked(void)
 			if (progress(g) > parked_progress())
 				app_fail("gpu %u: progress %u passed the parked %u",
 					 g, progress(g), parked_progress());
-			if (app_now_ms() - start > PARK_LIMIT_MS)
+			if (app_now_ms() - start > o.park_limit_s * 1000)
 				app_fail("gpu %u: progress %u, never reached the parked %u",
 					 g, progress(g), parked_progress());
 			app_sleep_ms(20);
@@ -260,6 +260,8 @@ static void usage(void)
 "  -p, --pid-file PATH  write the pid to PATH at start\n"
 "  -r, --ready PATH     create PATH once every kernel is parked half way\n"
 "      --go PATH        wait for PATH before the kernels may finish\n"
+"      --park-limit S   fail if the kernels are not parked within S\n"
+"                       seconds of their launch (default 600)\n"
 "      --expected       print the RESULT line a good run prints\n");
 	exit(2);
 }
@@ -274,6 +276,7 @@ int main(int argc, char **argv)
 		{ "ready", required_argument, NULL, 'r' },
 		{ "go", required_argument, NULL, 'G' },
 		{ "expected", no_argument, NULL, 'E' },
+		{ "park-limit", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t h = APP_FOLD_INIT;
@@ -290,12 +293,17 @@ int main(int argc, char **argv)
 		case 'r': o.ready = optarg; break;
 		case 'G': o.go = optarg; break;
 		case 'E': o.expected = true; break;
+		case 'L':
+			if (!app_parse_u64(optarg, &o.park_limit_s))
+				usage();
+			break;
 		default: usage();
 		}
 	}
 	if (optind != argc || !o.steps || o.steps % CHUNKS ||
 	    o.steps > UINT32_MAX || !o.blocks || o.blocks > 4096 ||
-	    !o.ngpus || o.ngpus > MAX_GPUS)
+	    !o.ngpus || o.ngpus > MAX_GPUS || !o.park_limit_s ||
+	    o.park_limit_s > 86400)
 		usage();
 	if (o.expected) {
 		for (g = 0; g < o.ngpus; g++)

@@ -1646,7 +1646,9 @@ hip_dump() {
 		return 1
 	fi
 	"$hip_app" --expected "${hip_args[@]}" >"$work/$name.exp"
-	pid=$(start_exe "$name" "$hip_app" "${hip_args[@]}") || return 1
+	# The app's own guard must not be shorter than this script's wait.
+	pid=$(start_exe "$name" "$hip_app" "${hip_args[@]}" \
+		--park-limit "$run_limit") || return 1
 	parked=$(grep -m1 'parked: ' "$work/$name.log")
 	note "${parked#*: +}"
 	parked_dump "$name" "$pid" "$dir" 8 || return 1
@@ -1748,13 +1750,30 @@ train_rates() {
 		       (y[4] - x[4]) / n }'
 }
 
-# train_dump NAME PID DIR STEP [criu options]: dump the job once it began
-# STEP; says at which step the dump caught it and whether inside a step
-# (the log, as dumped, ends with "step K begin"): counts those in
-# train_mid. The job is stopped (SIGSTOP) as soon as it is seen at STEP,
-# so the dump catches it there however slow criu is to start, and its log
-# is saved at the size the images record; criu restores it stopped (a
-# --leave-running original goes on at once).
+# train_wait_stopped NAME PID STEP: wait until the job stopped itself
+# inside step STEP (train_app --stop-at: its log ends with "step STEP
+# begin" and the process is in the stopped state).
+train_wait_stopped() {
+	local log=$work/$1.log end=$(($(date +%s) + run_limit)) st last
+	while [ "$(date +%s)" -lt "$end" ]; do
+		e2e_alive "$2" || { note "$1 (pid $2) ended"; return 1; }
+		st=$(sed 's/.*) //' "/proc/$2/stat" 2>/dev/null | cut -d' ' -f1)
+		last=$(grep '^step ' "$log" | tail -n 1)
+		[ "$st" = T ] && [ "$last" = "step $3 begin" ] && return 0
+		sleep 0.1
+	done
+	note "$1 never stopped in step $3 (state ${st:-?}, log: ${last:-nothing})"
+	return 1
+}
+
+# train_dump NAME PID DIR STEP [criu options]: dump the job, which stops
+# itself inside STEP (train_app --stop-at, right after launching that
+# step's kernels), so the dump catches it there however late this script
+# sees the step on a loaded host; says at which step the dump caught it
+# and whether inside a step (the log, as dumped, ends with "step K
+# begin"): counts those in train_mid. The log is saved at the size the
+# images record; criu restores the job stopped (a --leave-running original
+# is sent SIGCONT at once).
 train_mid=0
 train_dump_s=
 train_caught=
@@ -1764,8 +1783,7 @@ train_dump() {
 	local name=$1 pid=$2 dir=$3 step=$4 last leave='' rc=0 k
 	shift 4
 	[[ " $* " == *" --leave-running "* ]] && leave=1
-	train_wait_step "$name" "$pid" "$step" || return 1
-	kill -STOP "$pid"
+	train_wait_stopped "$name" "$pid" "$step" || return 1
 	train_before=$(train_probe "$pid")
 	loop_done_ok=1 dump_mid "$name" "$pid" "$dir" --link-remap "$@" || rc=1
 	[ -z "$leave" ] && [ $rc -eq 0 ] || kill -CONT "$pid"
@@ -1780,6 +1798,10 @@ train_dump() {
 	*) last="after ${last%% loss*}" ;;
 	esac
 	note "the dump${leave:+ (--leave-running)} caught $name $last"
+	if [ "$last" != "inside step $step" ]; then
+		note "the dump did not catch the job inside step $step"
+		return 1
+	fi
 	if grep -q "^step $((${train_args[1]} - 1)) end" "$dir/app.log"; then
 		note "the training had already finished at the dump"
 		return 1
@@ -1864,7 +1886,8 @@ t_train() {
 	# --- three checkpoints of one run
 	s1=$((steps / 4)) s2=$((steps / 2)) s3=$((steps * 3 / 4))
 	[ "$s1" -ge 1 ] || s1=1
-	pid=$(start_exe train "$train_app" "${train_args[@]}") || return 1
+	pid=$(start_exe train "$train_app" "${train_args[@]}" \
+		--stop-at "$s1,$s2,$s3") || return 1
 	train_mid=0 train_dump_s='' train_caught=''
 	train_wait_step train "$pid" 1 || { e2e_kill "$pid"; return 1; }
 	p0=$(train_probe "$pid")

@@ -36,6 +36,12 @@
  *   TRAIN steps N loss_first L0 loss_last L1 step_ms_median M
  *   RESULT OK <weights hash>       or   RESULT FAIL <why>
  *
+ * With --stop-at K1,K2,..., the job stops itself (SIGSTOP to itself) in
+ * each of those steps, right after it printed "step K begin" and launched
+ * the step's kernels on every GPU, so a checkpointer (the e2e test) finds
+ * it stopped inside exactly that step, however late it looks, and lets it
+ * go on with SIGCONT. Stopping changes nothing the job computes.
+ *
  * RESULT OK needs the loss to have decreased and the GPUs' weights to be
  * equal. The weights hash is FNV-1a 64 over the bytes of the final weights.
  *
@@ -45,6 +51,7 @@
 #include <hip/hip_runtime.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +73,7 @@ extern "C" {
 #define G_LOSS		N_PARAM
 #define N_GRAD		(N_PARAM + 1)
 #define MAX_GPUS	8
+#define MAX_STOPS	16
 #define BLOCK		64
 
 /* ---- device code ---- */
@@ -206,7 +214,8 @@ static struct {
 	uint64_t seed;
 	float lr;
 	const char *pid_file, *ready, *go;
-} o = { 12, 256, 2, 1, 0.05f, NULL, NULL, NULL };
+	unsigned int nstops, stops[MAX_STOPS];
+} o = { 12, 256, 2, 1, 0.05f, NULL, NULL, NULL, 0, { 0 } };
 
 struct gpu {
 	float *x, *t, *p, *z1, *h, *y, *dy, *err, *dh;
@@ -259,9 +268,40 @@ static void usage(const char *argv0)
 "      --seed N       data and initial weights seed (default 1)\n"
 "  -p, --pid-file P   write the pid to P at start\n"
 "  -r, --ready P      create P once the first step is done\n"
-"      --go P         wait for P before printing the result\n",
+"      --go P         wait for P before printing the result\n"
+"      --stop-at LIST stop (SIGSTOP) inside each of these steps, after\n"
+"                     launching its kernels (LIST: K1,K2,..., up to 16)\n",
 		argv0);
 	exit(2);
+}
+
+/* --stop-at K1,K2,...: step numbers, each below 1000000. */
+static void parse_stops(const char *arg, const char *argv0)
+{
+	char buf[256], *tok, *save = NULL;
+	uint64_t v;
+
+	if (strlen(arg) >= sizeof(buf))
+		usage(argv0);
+	strcpy(buf, arg);
+	o.nstops = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o.nstops == MAX_STOPS || !app_parse_u64(tok, &v) ||
+		    v >= 1000000)
+			usage(argv0);
+		o.stops[o.nstops++] = v;
+	}
+	if (!o.nstops)
+		usage(argv0);
+}
+
+static bool stop_in(unsigned int step)
+{
+	for (unsigned int i = 0; i < o.nstops; i++)
+		if (o.stops[i] == step)
+			return true;
+	return false;
 }
 
 static void parse(int argc, char **argv)
@@ -274,6 +314,7 @@ static void parse(int argc, char **argv)
 		{ "pid-file", required_argument, NULL, 'p' },
 		{ "ready", required_argument, NULL, 'r' },
 		{ "go", required_argument, NULL, 'G' },
+		{ "stop-at", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 }
 	};
 	uint64_t v;
@@ -302,6 +343,7 @@ static void parse(int argc, char **argv)
 		case 'p': o.pid_file = optarg; break;
 		case 'r': o.ready = optarg; break;
 		case 'G': o.go = optarg; break;
+		case 'T': parse_stops(optarg, argv[0]); break;
 		default: usage(argv[0]);
 		}
 	}
@@ -423,6 +465,9 @@ int main(int argc, char **argv)
 		printf("step %u begin\n", step);
 		for (unsigned int d = 0; d < o.ngpus; d++)
 			launch_pass(&gpus[d], d, scale);
+		/* Kernels in flight; the checkpointer takes over from here. */
+		if (stop_in(step) && raise(SIGSTOP))
+			app_fail("raise(SIGSTOP) in step %u failed", step);
 		/*
 		 * All-gather of the gradients through the host; the loss of
 		 * this step's forward pass comes with them, added up in GPU
