@@ -403,6 +403,89 @@ int kp_copy_image_io(struct kp_copy_job *j, int img,
 	       kp_run_write(j, img, bo, p + run_at, run) : 0;
 }
 
+/* One thread's share of kp_classify_chunks(). */
+struct kp_classify_part {
+	const struct kp_copy_job *j;
+	struct kp_copy_bo *bo;
+	const uint8_t *p;	/* chunk c0's bytes */
+	uint64_t c0, n;
+	bool zero_only;
+};
+
+static void kp_classify_part(const struct kp_classify_part *w)
+{
+	const struct kp_copy_job *j = w->j;
+	struct kp_copy_bo *bo = w->bo;
+	const uint8_t *q;
+	uint64_t c, h;
+	size_t clen;
+	bool zero;
+
+	for (c = w->c0; c < w->c0 + w->n; c++) {
+		clen = kp_chunk_len(bo->size, j->chunk, c);
+		q = w->p + (c - w->c0) * j->chunk;
+		zero = kp_is_zero(q, clen);
+		h = zero || w->zero_only ? 0 : kp_chunk_sum(j->sum_kind, q, clen);
+		kp_chunk_classify(j, bo, c, clen, zero, h);
+		if (w->zero_only && !zero)
+			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
+	}
+}
+
+static void *kp_classify_worker(void *arg)
+{
+	kp_classify_part(arg);
+	return NULL;
+}
+
+void kp_classify_chunks(const struct kp_copy_job *j, struct kp_copy_bo *bo,
+			const uint8_t *p, uint64_t c0, uint64_t n,
+			bool zero_only)
+{
+	struct kp_classify_part a = {
+		.j = j, .bo = bo, .p = p, .c0 = c0, .n = n,
+		.zero_only = zero_only,
+	}, b;
+	pthread_t worker;
+	bool two;
+	int err;
+
+	two = j->classify_threads > 1 && n > 1 &&
+	      n * j->chunk >= KP_CLASSIFY_SPLIT;
+	if (two) {
+		b = a;
+		a.n = n / 2;
+		b.c0 = c0 + a.n;
+		b.n = n - a.n;
+		b.p = p + a.n * j->chunk;
+		err = pthread_create(&worker, NULL, kp_classify_worker, &b);
+		if (err) {
+			kp_debug("GPU %u: no second classifying thread (%s): one does it all",
+				 j->gpu_id, strerror(err));
+			two = false;
+			a.n = n;
+		}
+	}
+	kp_classify_part(&a);
+	if (two)
+		pthread_join(worker, NULL);
+}
+
+unsigned int kp_classify_threads_from_env(unsigned int njobs)
+{
+	const char *s = getenv("KFD_BO_SCAN_THREADS");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int def;
+
+	def = njobs && cpus >= 2 * (long)njobs ? 2 : 1;
+	if (!s)
+		return def;
+	if (!strcmp(s, "1") || !strcmp(s, "2"))
+		return (unsigned int)(*s - '0');
+	kp_warn("KFD_BO_SCAN_THREADS=\"%s\" is not 1 or 2; using %u", s, def);
+	return def;
+}
+
 /* Tell the exporter the CPU is about to access, or is done with, the BO. */
 int kp_dmabuf_sync(const struct kp_copy_job *j, int fd, bool start)
 {
@@ -747,12 +830,13 @@ int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 {
 	uint64_t page = kp_page_size(), window;
 	const char *prof = getenv("KFD_PLUGIN_PROFILE");
+	unsigned int i, classify;
 	bool *threaded;
-	unsigned int i;
 	int ret = 0;
 
 	if (!njobs)
 		return 0;
+	classify = kp_classify_threads_from_env(njobs);
 	window = max_buffer / njobs / page * page;
 	if (window < page)
 		window = page;
@@ -773,6 +857,7 @@ int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 		memset(&jobs[i].prof, 0, sizeof(jobs[i].prof));
 		jobs[i].prof.touch = prof && !strcmp(prof, "1");
 		jobs[i].ret = 0;
+		jobs[i].classify_threads = classify;
 		if (i && !pthread_create(&jobs[i].thread, NULL, kp_job_main,
 					 &jobs[i]))
 			threaded[i] = true;
