@@ -255,6 +255,25 @@ void kp_classify_chunks(const struct kp_copy_job *j, struct kp_copy_bo *bo,
 			bool zero_only);
 
 /*
+ * Store the classified window of @len bytes from chunk @c0 of @bo on, out
+ * of its mapping @map (a sparse window of the SDMA path, bo->scanned
+ * set): the DATA chunks are copied into the job's staging buffer, one
+ * behind the other, summed there (kp_chunk_save()) and written a full
+ * staging buffer at a time; the pages image is the DATA chunks in order,
+ * however scattered they were. With j->classify_threads 2 and at least
+ * KP_CLASSIFY_SPLIT bytes, a worker thread copies and sums the second
+ * half's DATA chunks into @buf2 (@cap2 bytes) meanwhile, and this thread
+ * writes them after its own and stores what did not fit there itself;
+ * the worker is joined before this returns and touches only its chunks'
+ * sums. Every chunk's sum goes to @sum, in order; @stored counts the
+ * bytes copied. 0 or -errno (logged).
+ */
+int kp_sparse_store(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
+		    size_t len, uint64_t c0, const uint8_t *map,
+		    struct kp_sum *sum, uint8_t *buf2, size_t cap2,
+		    uint64_t *stored);
+
+/*
  * How many threads classify each copy job's chunks, for @njobs jobs at
  * once: KFD_BO_SCAN_THREADS (1 or 2), else 2 where the machine has at
  * least two online CPUs per job (sysconf), else 1.

@@ -24,6 +24,8 @@
 #define KP_SDMA_COPY_MAX	KFDSIM_SDMA_COPY_MAX_BYTES
 #define KP_SDMA_NOP		KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0)
 #define KP_SDMA_IB_ALIGN	8	/* dwords */
+/* The buffer of kp_sparse_store()'s worker thread. */
+#define KP_STORE2_BYTES		(4U << 20)
 
 /* A BO with a GPU VA in our VM. */
 struct kp_sdma_bo {
@@ -65,6 +67,9 @@ struct kp_sdma {
 	/* Or on the CPU, reading the BO through its dma-buf mapping. */
 	bool map_scan;
 	uint64_t map_chunks;		/* chunks classified that way */
+	/* The worker's buffer of kp_sparse_store() (two threads), or NULL. */
+	uint8_t *store2;
+	void *store2_mem;
 	uint64_t copied;		/* bytes SDMA moved */
 	uint64_t cpu_stored;		/* bytes the CPU copied out of the map */
 	bool engine;			/* the failure was SDMA's */
@@ -271,9 +276,15 @@ static void kp_map_scan_setup(struct kp_sdma *s, const char *why)
 	const char *e = getenv("KFD_BO_SCAN_MAP");
 
 	s->map_scan = !e || strcmp(e, "0");
-	/* For the sparse windows the CPU stores (kp_map_store()). */
+	/* For the sparse windows the CPU stores (kp_sparse_store()). */
 	if (s->map_scan && !s->j->stage)
 		kp_stage_alloc(s->j);
+	/* Half a page off, as the staging buffer, for a forward memcpy. */
+	if (s->map_scan && s->j->classify_threads > 1 && !s->store2_mem) {
+		s->store2_mem = aligned_alloc(4096, KP_STORE2_BYTES + 4096);
+		s->store2 = s->store2_mem ?
+			    (uint8_t *)s->store2_mem + 2048 : NULL;
+	}
 	kp_info("GPU %u: chunks classified on the CPU (%s), %s, %u thread%s",
 		s->j->gpu_id, why,
 		s->map_scan ? "reading each BO through its dma-buf mapping" :
@@ -593,6 +604,7 @@ static int kp_bounce_setup(struct kp_sdma *s)
 static void kp_sdma_teardown(struct kp_sdma *s)
 {
 	kp_stage_free(s->j);
+	free(s->store2_mem);
 	kp_scan_teardown(s);
 	kp_sdma_unmap(&s->bounce);
 	if (s->bounce_mem)
@@ -789,7 +801,7 @@ static int kp_map_release(struct kp_sdma *s, const struct kp_copy_bo *bo,
 /*
  * A window classified through the mapping whose chunks to store are at
  * most 1 / KP_MAP_STORE_DIV of it is sparse: the CPU copies those chunks
- * out of the mapping itself (kp_map_store()). The zero test has just
+ * out of the mapping itself (kp_sparse_store()). The zero test has just
  * faulted in the pages of every one of them (each fault maps a chunk's 16
  * pages), and SDMA would move their scattered runs one submission and
  * fence wait each (on kfdsim 10% of 1 GiB in 64 KiB runs: 0.7 s of SDMA
@@ -811,51 +823,10 @@ static uint64_t kp_data_bytes(const struct kp_copy_job *j,
 }
 
 /*
- * Store the classified window of @len bytes from chunk @c0 on out of
- * the mapping @map: each DATA chunk is copied into the job's staging
- * buffer, after the ones before it, and summed there while it is in the
- * cache (kp_chunk_save()); a full staging buffer is written with one
- * call, however scattered its chunks were in the BO (the pages image is
- * the DATA chunks in order either way). Every chunk adds its sum to
- * @sum. 0 or -errno (logged).
- */
-static int kp_map_store(struct kp_sdma *s, int img, struct kp_copy_bo *bo,
-			size_t len, uint64_t c0, const uint8_t *map,
-			struct kp_sum *sum)
-{
-	struct kp_copy_job *j = s->j;
-	uint64_t n = (len + j->chunk - 1) / j->chunk, c, t;
-	size_t fill = 0, clen;
-	int ret = 0;
-
-	for (c = c0; !ret && c < c0 + n; c++) {
-		if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA) {
-			clen = kp_chunk_len(bo->size, j->chunk, c);
-			if (fill + clen > j->stage_len) {
-				ret = kp_run_write(j, img, bo, j->stage, fill);
-				fill = 0;
-				if (ret)
-					break;
-			}
-			t = kp_prof_now();
-			memcpy(j->stage + fill, map + (c - c0) * j->chunk, clen);
-			kp_prof_add(&j->prof, KP_PROF_COPY, t);
-			ret = kp_chunk_save(j, bo, c, j->stage + fill, clen);
-			fill += clen;
-			s->cpu_stored += clen;
-		}
-		kp_sum_u64(sum, bo->sums[c]);
-	}
-	if (!ret)
-		ret = kp_run_write(j, img, bo, j->stage, fill);
-	return ret;
-}
-
-/*
  * save, chunks classified first (on the GPU, or on the CPU through the
  * mapping): then move only the runs of chunks to store, each with one
  * SDMA copy into the bounce buffer, or (a sparse window, see
- * KP_MAP_STORE_DIV) with kp_map_store(). 1: not classified (no
+ * KP_MAP_STORE_DIV) with kp_sparse_store(). 1: not classified (no
  * mapping), copy everything.
  */
 static int kp_sdma_save_classified(struct kp_sdma *s, int img,
@@ -876,7 +847,9 @@ static int kp_sdma_save_classified(struct kp_sdma *s, int img,
 	bo->scan_zero = s->scan_zero;
 	if (map && j->stage &&
 	    kp_data_bytes(j, bo, c0, n) * KP_MAP_STORE_DIV <= len) {
-		ret = kp_map_store(s, img, bo, len, c0, map, sum);
+		ret = kp_sparse_store(j, img, bo, len, c0, map, sum, s->store2,
+				      s->store2 ? KP_STORE2_BYTES : 0,
+				      &s->cpu_stored);
 		goto out;
 	}
 	ret = kp_sdma_ready(s);

@@ -2189,7 +2189,7 @@ static void test_classify_threads(void)
 	unsigned int t, round;
 	uint64_t c, h;
 	bool zero;
-	int fd, dirfd;
+	int fd, dirfd, ret;
 
 	p = calloc(1, TC_SIZE);
 	CHECK(p != NULL);
@@ -2282,6 +2282,64 @@ static void test_classify_threads(void)
 	a = read_file_at(dirfd, "one.img", &alen);
 	CHECK(a && b && alen == blen && !memcmp(a, b, alen));
 	free(a);
+
+	/*
+	 * The sparse store out of the mapping (kp_sparse_store()): one
+	 * thread, two with room for all of the worker's chunks, two with
+	 * room for a few (this thread stores the rest), a wrong recorded
+	 * sum in the worker's half.
+	 */
+	{
+		static const size_t caps[] = { 4 << 20, 4 << 20, 3 * CH };
+		uint8_t *buf2 = malloc(4 << 20);
+		uint64_t stored, want = 0, cpu_checksum = bo.checksum;
+		struct kp_sum sum;
+		int img;
+
+		for (c = 0; c < TC_NCH; c++)
+			if (cpu_kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA)
+				want += kp_chunk_len(TC_SIZE, CH, c);
+		kp_stage_alloc(&j);
+		CHECK(buf2 && j.stage);
+		kp_set_image_dir(dirfd);
+		for (t = 0; buf2 && j.stage && t < 4; t++) {
+			bo.kinds = kinds[0];
+			bo.sums = sums[0];
+			j.classify_threads = t ? 2 : 1;
+			kp_classify_chunks(&j, &bo, p, 0, TC_NCH, t < 3);
+			snprintf(j.image, sizeof(j.image), "sparse%u.img", t);
+			img = kp_img_create(j.image);
+			CHECK(img >= 0);
+			kp_sum_init(&sum);
+			stored = 0;
+			bo.stored = 0;
+			bo.scanned = true;
+			bo.scan_zero = t < 3;
+			if (t == 3)	/* a chunk of the worker's half */
+				sums[0][TC_NCH - 7] ^= 4;
+			ret = kp_sparse_store(&j, img, &bo, TC_SIZE, 0, p, &sum,
+					      buf2, t == 3 ? 4 << 20 : caps[t],
+					      &stored);
+			bo.scanned = bo.scan_zero = false;
+			close(img);
+			if (t == 3) {
+				CHECK(ret == -EIO &&
+				      strstr(kp_log_last(), "checksum") &&
+				      strstr(kp_log_last(), "offset 2428928"));
+				continue;
+			}
+			CHECK(!ret && stored == want && bo.stored == want);
+			CHECK(kp_sum_final(&sum) == cpu_checksum);
+			CHECK(!memcmp(kinds[0], cpu_kinds, TC_NCH) &&
+			      !memcmp(sums[0], cpu_sums, sizeof(cpu_sums)));
+			a = read_file_at(dirfd, j.image, &alen);
+			CHECK(a && b && alen == blen && !memcmp(a, b, alen));
+			free(a);
+		}
+		kp_set_image_dir(AT_FDCWD);
+		kp_stage_free(&j);
+		free(buf2);
+	}
 	free(b);
 	close(fd);
 	close(dirfd);
