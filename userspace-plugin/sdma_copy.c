@@ -320,16 +320,16 @@ static uint64_t kp_scan_cpu_ns(const struct kp_sdma *s, const uint8_t *p,
  * scan buffer's calibration area (the zero test's slowest case: it reads
  * every word): from KP_SCAN_CAL_MIN bytes up, four times more until a
  * dispatch takes KP_SCAN_CAL_NS (so that submission overhead does not
- * hide a fast GPU) or the area (at most KP_SCAN_CAL_MAX) is used up. It stops early when the GPU loses by
- * more than KP_SCAN_CAL_LOSS even with @fixed_ns, the whole time of the
- * one-page self-test dispatch, taken off as the cost of a dispatch: a
- * larger dispatch cannot make up for that (on kfdsim's interpreter the
- * first step already shows it, and each further one would cost four
- * times more). Every dispatch fills whole waves: its chunks are len / 64
- * bytes up to the job's chunk size, then more waves of those (a wave
- * takes as long for one chunk as for 64: with the 4 chunks of 256 KiB
- * at 64 KiB it would show a 16th of the rate). Rates in bytes per
- * second.
+ * hide a fast GPU) or the area (at most KP_SCAN_CAL_MAX) is used up.
+ * It stops early when the GPU loses by more than KP_SCAN_CAL_LOSS even
+ * with @fixed_ns, the whole time of the one-page self-test dispatch,
+ * taken off as the cost of a dispatch: a larger dispatch cannot make up
+ * for that (on kfdsim's interpreter the first step already shows it,
+ * and each further one would cost four times more). Every dispatch fills
+ * whole waves: its chunks are len / 64 bytes up to the job's chunk size,
+ * then more waves of those (a wave takes as long for one chunk as for
+ * 64: with the 4 chunks of 256 KiB at 64 KiB it would show a 16th of the
+ * rate). Rates in bytes per second.
  */
 #define KP_SCAN_CAL_MIN		(256ULL << 10)
 #define KP_SCAN_CAL_MAX		(4ULL << 20)

@@ -2166,9 +2166,11 @@ static int tc_save(struct kp_copy_job *j, int dirfd, const char *name,
 	if (img < 0)
 		return img;
 	kp_sum_init(&sum);
-	j->bos->scanned = j->bos->scan_zero = true;
+	j->bos->scanned = true;
+	j->bos->scan_zero = true;
 	ret = kp_copy_image_io(j, img, j->bos, 0, (void *)p, TC_SIZE, &sum);
-	j->bos->scanned = j->bos->scan_zero = false;
+	j->bos->scanned = false;
+	j->bos->scan_zero = false;
 	j->bos->checksum = kp_sum_final(&sum);
 	close(img);
 	kp_set_image_dir(AT_FDCWD);
@@ -2192,7 +2194,7 @@ static void test_classify_threads(void)
 	int fd, dirfd, ret;
 
 	p = calloc(1, TC_SIZE);
-	CHECK(p != NULL);
+	CHECK(p);
 	if (!p)
 		return;
 	/* About one chunk in ten with data, some of it only in a last byte. */
@@ -2320,7 +2322,8 @@ static void test_classify_threads(void)
 			ret = kp_sparse_store(&j, img, &bo, TC_SIZE, 0, p, &sum,
 					      buf2, t == 3 ? 4 << 20 : caps[t],
 					      &stored);
-			bo.scanned = bo.scan_zero = false;
+			bo.scanned = false;
+			bo.scan_zero = false;
 			close(img);
 			if (t == 3) {
 				CHECK(ret == -EIO &&
