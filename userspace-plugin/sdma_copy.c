@@ -343,7 +343,7 @@ static int kp_scan_calibrate(struct kp_sdma *s, uint64_t fixed_ns,
 	const uint64_t wave = 8 * KP_SCAN_WG;
 	uint64_t most = s->scan_cal_len / wave * wave, len = KP_SCAN_CAL_MIN;
 	uint8_t *cal = s->scan_cpu + s->scan_cal;
-	uint64_t results = (s->scan.size - s->scan_out) / KP_SCAN_PAIR *
+	uint64_t results = (s->scan_cal - s->scan_out) / KP_SCAN_PAIR *
 			   s->j->chunk, t, ns, cpu_ns, chunk;
 	int ret;
 
