@@ -403,6 +403,233 @@ int kp_copy_image_io(struct kp_copy_job *j, int img,
 	       kp_run_write(j, img, bo, p + run_at, run) : 0;
 }
 
+/* One thread's share of kp_classify_chunks(). */
+struct kp_classify_part {
+	const struct kp_copy_job *j;
+	struct kp_copy_bo *bo;
+	const uint8_t *p;	/* chunk c0's bytes */
+	uint64_t c0, n;
+	bool zero_only;
+};
+
+static void kp_classify_part(const struct kp_classify_part *w)
+{
+	const struct kp_copy_job *j = w->j;
+	struct kp_copy_bo *bo = w->bo;
+	const uint8_t *q;
+	uint64_t c, h;
+	size_t clen;
+	bool zero;
+
+	for (c = w->c0; c < w->c0 + w->n; c++) {
+		clen = kp_chunk_len(bo->size, j->chunk, c);
+		q = w->p + (c - w->c0) * j->chunk;
+		zero = kp_is_zero(q, clen);
+		h = zero || w->zero_only ? 0 : kp_chunk_sum(j->sum_kind, q, clen);
+		kp_chunk_classify(j, bo, c, clen, zero, h);
+		if (w->zero_only && !zero)
+			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
+	}
+}
+
+static void *kp_classify_worker(void *arg)
+{
+	kp_classify_part(arg);
+	return NULL;
+}
+
+void kp_classify_chunks(const struct kp_copy_job *j, struct kp_copy_bo *bo,
+			const uint8_t *p, uint64_t c0, uint64_t n,
+			bool zero_only)
+{
+	struct kp_classify_part a = {
+		.j = j, .bo = bo, .p = p, .c0 = c0, .n = n,
+		.zero_only = zero_only,
+	}, b;
+	pthread_t worker;
+	bool two;
+	int err;
+
+	two = j->classify_threads > 1 && n > 1 &&
+	      n * j->chunk >= KP_CLASSIFY_SPLIT;
+	if (two) {
+		b = a;
+		a.n = n / 2;
+		b.c0 = c0 + a.n;
+		b.n = n - a.n;
+		b.p = p + a.n * j->chunk;
+		err = pthread_create(&worker, NULL, kp_classify_worker, &b);
+		if (err) {
+			kp_debug("GPU %u: no second classifying thread (%s): one does it all",
+				 j->gpu_id, strerror(err));
+			two = false;
+			a.n = n;
+		}
+	}
+	kp_classify_part(&a);
+	if (two)
+		pthread_join(worker, NULL);
+}
+
+/*
+ * The worker's share of a sparse window's store with two threads
+ * (kp_sparse_store()): the DATA chunks of the window's chunks [from, to),
+ * copied in order into a buffer of its own and summed there, until the
+ * next one would not fit. It touches only those chunks' sums.
+ */
+struct kp_store_part {
+	const struct kp_copy_job *j;
+	struct kp_copy_bo *bo;
+	const uint8_t *map;	/* the window's first chunk (c0) */
+	uint64_t c0, from, to;
+	uint8_t *buf;
+	size_t cap;
+	/* results */
+	uint64_t next;		/* the first chunk it did not store */
+	size_t fill;		/* bytes in buf */
+	bool bad;		/* chunk next's sum is not the recorded one */
+};
+
+static void *kp_store_worker(void *arg)
+{
+	struct kp_store_part *w = arg;
+	const struct kp_copy_job *j = w->j;
+	struct kp_copy_bo *bo = w->bo;
+	uint64_t c, h;
+	size_t clen;
+
+	for (c = w->from; c < w->to; c++) {
+		if (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA)
+			continue;
+		clen = kp_chunk_len(bo->size, j->chunk, c);
+		if (w->fill + clen > w->cap)
+			break;
+		memcpy(w->buf + w->fill, w->map + (c - w->c0) * j->chunk,
+		       clen);
+		/* As kp_chunk_save() after a classification. */
+		h = kp_chunk_sum(j->sum_kind, w->buf + w->fill, clen);
+		if (bo->scan_zero) {
+			bo->sums[c] = h;
+		} else if (h != bo->sums[c]) {
+			w->bad = true;
+			break;
+		}
+		w->fill += clen;
+	}
+	w->next = c;
+	return NULL;
+}
+
+/*
+ * The job's thread's share: the DATA chunks among [@from, @to) of the
+ * window (chunk @c0 at @map), each copied into the staging buffer behind
+ * the one before, summed there while it is in the cache
+ * (kp_chunk_save()); a full staging buffer goes to the image in one
+ * write. *@fill: bytes in the staging buffer, not yet written.
+ */
+static int kp_sparse_range(struct kp_copy_job *j, int img,
+			   struct kp_copy_bo *bo, uint64_t c0, uint64_t from,
+			   uint64_t to, const uint8_t *map, size_t *fill,
+			   uint64_t *stored)
+{
+	uint64_t c, t;
+	size_t clen;
+	int ret = 0;
+
+	for (c = from; !ret && c < to; c++) {
+		if (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA)
+			continue;
+		clen = kp_chunk_len(bo->size, j->chunk, c);
+		if (*fill + clen > j->stage_len) {
+			ret = kp_run_write(j, img, bo, j->stage, *fill);
+			*fill = 0;
+			if (ret)
+				break;
+		}
+		t = kp_prof_now();
+		memcpy(j->stage + *fill, map + (c - c0) * j->chunk, clen);
+		kp_prof_add(&j->prof, KP_PROF_COPY, t);
+		ret = kp_chunk_save(j, bo, c, j->stage + *fill, clen);
+		*fill += clen;
+		*stored += clen;
+	}
+	return ret;
+}
+
+int kp_sparse_store(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
+		    size_t len, uint64_t c0, const uint8_t *map,
+		    struct kp_sum *sum, uint8_t *buf2, size_t cap2,
+		    uint64_t *stored)
+{
+	uint64_t n = (len + j->chunk - 1) / j->chunk, c, mid = n, t;
+	struct kp_store_part w = { 0 };
+	pthread_t worker;
+	size_t fill = 0;
+	bool two = false;
+	int ret, err;
+
+	if (j->classify_threads > 1 && n > 1 && len >= KP_CLASSIFY_SPLIT &&
+	    buf2 && cap2) {
+		mid = n / 2;
+		w = (struct kp_store_part){
+			.j = j, .bo = bo, .map = map, .c0 = c0,
+			.from = c0 + mid, .to = c0 + n,
+			.buf = buf2, .cap = cap2,
+		};
+		err = pthread_create(&worker, NULL, kp_store_worker, &w);
+		two = !err;
+		if (err) {
+			kp_debug("GPU %u: no second storing thread (%s): one does it all",
+				 j->gpu_id, strerror(err));
+			mid = n;
+		}
+	}
+	ret = kp_sparse_range(j, img, bo, c0, c0, c0 + mid, map, &fill,
+			      stored);
+	if (two) {
+		t = kp_prof_now();
+		pthread_join(worker, NULL);
+		kp_prof_add(&j->prof, KP_PROF_COPY, t);
+		if (!ret && w.bad) {
+			/* Sum again here: it logs the mismatch and fails. */
+			ret = kp_chunk_save(j, bo, w.next, w.buf + w.fill,
+					    kp_chunk_len(bo->size, j->chunk,
+							 w.next));
+			ret = ret ? ret : -EIO;
+		}
+		if (!ret)
+			ret = kp_run_write(j, img, bo, j->stage, fill);
+		fill = 0;
+		if (!ret)
+			ret = kp_run_write(j, img, bo, w.buf, w.fill);
+		*stored += w.fill;
+		/* What did not fit in the worker's buffer. */
+		if (!ret)
+			ret = kp_sparse_range(j, img, bo, c0, w.next, c0 + n,
+					      map, &fill, stored);
+	}
+	if (!ret)
+		ret = kp_run_write(j, img, bo, j->stage, fill);
+	for (c = c0; !ret && c < c0 + n; c++)
+		kp_sum_u64(sum, bo->sums[c]);
+	return ret;
+}
+
+unsigned int kp_classify_threads_from_env(unsigned int njobs)
+{
+	const char *s = getenv("KFD_BO_SCAN_THREADS");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int def;
+
+	def = njobs && cpus >= 2 * (long)njobs ? 2 : 1;
+	if (!s)
+		return def;
+	if (!strcmp(s, "1") || !strcmp(s, "2"))
+		return (unsigned int)(*s - '0');
+	kp_warn("KFD_BO_SCAN_THREADS=\"%s\" is not 1 or 2; using %u", s, def);
+	return def;
+}
+
 /* Tell the exporter the CPU is about to access, or is done with, the BO. */
 int kp_dmabuf_sync(const struct kp_copy_job *j, int fd, bool start)
 {
@@ -747,12 +974,13 @@ int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 {
 	uint64_t page = kp_page_size(), window;
 	const char *prof = getenv("KFD_PLUGIN_PROFILE");
+	unsigned int i, classify;
 	bool *threaded;
-	unsigned int i;
 	int ret = 0;
 
 	if (!njobs)
 		return 0;
+	classify = kp_classify_threads_from_env(njobs);
 	window = max_buffer / njobs / page * page;
 	if (window < page)
 		window = page;
@@ -773,6 +1001,7 @@ int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 		memset(&jobs[i].prof, 0, sizeof(jobs[i].prof));
 		jobs[i].prof.touch = prof && !strcmp(prof, "1");
 		jobs[i].ret = 0;
+		jobs[i].classify_threads = classify;
 		if (i && !pthread_create(&jobs[i].thread, NULL, kp_job_main,
 					 &jobs[i]))
 			threaded[i] = true;

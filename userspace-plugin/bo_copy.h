@@ -105,6 +105,11 @@ struct kp_copy_job {
 	enum kp_copy_dir dir;
 	char image[KP_NAME_LEN];
 	uint32_t gpu_id;	/* for messages */
+	/*
+	 * save: threads that classify a window's chunks through the dma-buf
+	 * mapping (kp_classify_chunks()): 1 or 2; kp_copy_run() sets it.
+	 */
+	unsigned int classify_threads;
 	unsigned int nbos;
 	struct kp_copy_bo *bos;
 	bool no_sync;		/* tests: plain files, not dma-bufs */
@@ -231,6 +236,49 @@ int kp_run_write(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
  */
 void kp_chunk_classify(const struct kp_copy_job *j, struct kp_copy_bo *bo,
 		       uint64_t c, size_t clen, bool zero, uint64_t h);
+
+/*
+ * Chunks [@c0, @c0 + @n) of @bo, their bytes at @p (chunk @c0's first):
+ * the zero test of each, and unless @zero_only the sum of each that is
+ * not zero, recorded by kp_chunk_classify(); with @zero_only a chunk
+ * that is not zero is DATA and its sum is left to the caller (sums[] 0).
+ * With j->classify_threads 2 and at least KP_CLASSIFY_SPLIT bytes, a
+ * worker thread takes the second half of the chunks while the caller's
+ * thread does the first, and is joined before this returns: each thread
+ * writes only its own chunks' kinds[] and sums[], so the results, and
+ * the image, are the same as with one thread. Nothing here can fail; if
+ * the worker cannot be started, the caller's thread does all of it.
+ */
+#define KP_CLASSIFY_SPLIT	(1U << 20)
+void kp_classify_chunks(const struct kp_copy_job *j, struct kp_copy_bo *bo,
+			const uint8_t *p, uint64_t c0, uint64_t n,
+			bool zero_only);
+
+/*
+ * Store the classified window of @len bytes from chunk @c0 of @bo on, out
+ * of its mapping @map (a sparse window of the SDMA path, bo->scanned
+ * set): the DATA chunks are copied into the job's staging buffer, one
+ * behind the other, summed there (kp_chunk_save()) and written a full
+ * staging buffer at a time; the pages image is the DATA chunks in order,
+ * however scattered they were. With j->classify_threads 2 and at least
+ * KP_CLASSIFY_SPLIT bytes, a worker thread copies and sums the second
+ * half's DATA chunks into @buf2 (@cap2 bytes) meanwhile, and this thread
+ * writes them after its own and stores what did not fit there itself;
+ * the worker is joined before this returns and touches only its chunks'
+ * sums. Every chunk's sum goes to @sum, in order; @stored counts the
+ * bytes copied. 0 or -errno (logged).
+ */
+int kp_sparse_store(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
+		    size_t len, uint64_t c0, const uint8_t *map,
+		    struct kp_sum *sum, uint8_t *buf2, size_t cap2,
+		    uint64_t *stored);
+
+/*
+ * How many threads classify each copy job's chunks, for @njobs jobs at
+ * once: KFD_BO_SCAN_THREADS (1 or 2), else 2 where the machine has at
+ * least two online CPUs per job (sysconf), else 1.
+ */
+unsigned int kp_classify_threads_from_env(unsigned int njobs);
 
 /*
  * DMA_BUF_IOCTL_SYNC of @fd: the CPU starts (@start) or ends reading

@@ -24,6 +24,8 @@
 #define KP_SDMA_COPY_MAX	KFDSIM_SDMA_COPY_MAX_BYTES
 #define KP_SDMA_NOP		KFDSIM_SDMA_HEADER(KFDSIM_SDMA_OP_NOP, 0)
 #define KP_SDMA_IB_ALIGN	8	/* dwords */
+/* The buffer of kp_sparse_store()'s worker thread. */
+#define KP_STORE2_BYTES		(4U << 20)
 
 /*
  * A whole window moves in pieces of KP_SDMA_PIECE bytes, up to
@@ -54,21 +56,33 @@ struct kp_sdma {
 	uint32_t fence_slot;		/* in u64 units into the IB BO */
 	uint64_t piece;			/* bytes per queued copy */
 	uint32_t slot_dw;		/* IB dwords per queued copy */
-	struct kp_sdma_bo bounce;	/* userptr BO over bounce_mem */
+	/*
+	 * The bounce buffer (a userptr BO over bounce_mem, its pages pinned),
+	 * the current BO's import and the BO list of both are set up at the
+	 * first SDMA copy or GPU scan they are needed for (kp_sdma_ready()):
+	 * a save whose windows the CPU stores from the mapping needs none.
+	 */
+	struct kp_sdma_bo bounce;
 	void *bounce_mem;
 	size_t bounce_size;
-	struct kp_sdma_bo data;		/* the current BO's import */
+	const struct kp_copy_bo *cur;	/* the BO of kp_sdma_begin() */
+	struct kp_sdma_bo data;		/* its import, or none yet */
 	amdgpu_bo_list_handle list;
 	/* Chunk classification on the GPU (gpu_scan.h), when it works. */
 	struct kp_sdma_bo scan;		/* descriptor, kernarg, IB, results */
 	uint8_t *scan_cpu;
 	uint64_t scan_out;		/* offset of the results */
+	uint64_t scan_cal;		/* of the self-test/calibration bytes */
+	uint64_t scan_cal_len;
 	uint64_t scan_chunks;		/* chunks classified there */
 	uint64_t scan_step;		/* bytes per dispatch (its time bound) */
 	bool scan_zero;			/* only the zero test: no parent */
 	/* Or on the CPU, reading the BO through its dma-buf mapping. */
 	bool map_scan;
 	uint64_t map_chunks;		/* chunks classified that way */
+	/* The worker's buffer of kp_sparse_store() (two threads), or NULL. */
+	uint8_t *store2;
+	void *store2_mem;
 	uint64_t copied;		/* bytes SDMA moved */
 	uint64_t cpu_stored;		/* bytes the CPU copied out of the map */
 	bool engine;			/* the failure was SDMA's */
@@ -425,13 +439,21 @@ static void kp_map_scan_setup(struct kp_sdma *s, const char *why)
 	const char *e = getenv("KFD_BO_SCAN_MAP");
 
 	s->map_scan = !e || strcmp(e, "0");
-	/* For the sparse windows the CPU stores (kp_map_store()). */
+	/* For the sparse windows the CPU stores (kp_sparse_store()). */
 	if (s->map_scan && !s->j->stage)
 		kp_stage_alloc(s->j);
-	kp_info("GPU %u: chunks classified on the CPU (%s), %s",
+	/* Half a page off, as the staging buffer, for a forward memcpy. */
+	if (s->map_scan && s->j->classify_threads > 1 && !s->store2_mem) {
+		s->store2_mem = aligned_alloc(4096, KP_STORE2_BYTES + 4096);
+		s->store2 = s->store2_mem ?
+			    (uint8_t *)s->store2_mem + 2048 : NULL;
+	}
+	kp_info("GPU %u: chunks classified on the CPU (%s), %s, %u thread%s",
 		s->j->gpu_id, why,
 		s->map_scan ? "reading each BO through its dma-buf mapping" :
-			      "after SDMA copied every byte (KFD_BO_SCAN_MAP=0)");
+			      "after SDMA copied every byte (KFD_BO_SCAN_MAP=0)",
+		s->map_scan ? s->j->classify_threads : 1,
+		s->map_scan && s->j->classify_threads > 1 ? "s" : "");
 }
 
 /*
@@ -458,21 +480,22 @@ static uint64_t kp_scan_cpu_ns(const struct kp_sdma *s, const uint8_t *p,
 
 /*
  * Measure the scan kernel and the CPU over the same zero bytes of the
- * bounce buffer (the zero test's slowest case: it reads every word):
- * from KP_SCAN_CAL_MIN bytes up, four times more until a dispatch takes
- * KP_SCAN_CAL_NS (so that submission overhead does not hide a fast GPU)
- * or the bounce buffer is used up. It stops early when the GPU loses by
- * more than KP_SCAN_CAL_LOSS even with @fixed_ns, the whole time of the
- * one-page self-test dispatch, taken off as the cost of a dispatch: a
- * larger dispatch cannot make up for that (on kfdsim's interpreter the
- * first step already shows it, and each further one would cost four
- * times more). Every dispatch fills whole waves: its chunks are len / 64
- * bytes up to the job's chunk size, then more waves of those (a wave
- * takes as long for one chunk as for 64: with the 4 chunks of 256 KiB
- * at 64 KiB it would show a 16th of the rate). Rates in bytes per
- * second.
+ * scan buffer's calibration area (the zero test's slowest case: it reads
+ * every word): from KP_SCAN_CAL_MIN bytes up, four times more until a
+ * dispatch takes KP_SCAN_CAL_NS (so that submission overhead does not
+ * hide a fast GPU) or the area (at most KP_SCAN_CAL_MAX) is used up.
+ * It stops early when the GPU loses by more than KP_SCAN_CAL_LOSS even
+ * with @fixed_ns, the whole time of the one-page self-test dispatch,
+ * taken off as the cost of a dispatch: a larger dispatch cannot make up
+ * for that (on kfdsim's interpreter the first step already shows it,
+ * and each further one would cost four times more). Every dispatch fills
+ * whole waves: its chunks are len / 64 bytes up to the job's chunk size,
+ * then more waves of those (a wave takes as long for one chunk as for
+ * 64: with the 4 chunks of 256 KiB at 64 KiB it would show a 16th of the
+ * rate). Rates in bytes per second.
  */
 #define KP_SCAN_CAL_MIN		(256ULL << 10)
+#define KP_SCAN_CAL_MAX		(4ULL << 20)
 #define KP_SCAN_CAL_NS		(20ULL * 1000 * 1000)
 #define KP_SCAN_CAL_LOSS	2
 
@@ -481,8 +504,9 @@ static int kp_scan_calibrate(struct kp_sdma *s, uint64_t fixed_ns,
 			     uint64_t *bytes)
 {
 	const uint64_t wave = 8 * KP_SCAN_WG;
-	uint64_t most = s->bounce_size / wave * wave, len = KP_SCAN_CAL_MIN;
-	uint64_t results = (s->scan.size - s->scan_out) / KP_SCAN_PAIR *
+	uint64_t most = s->scan_cal_len / wave * wave, len = KP_SCAN_CAL_MIN;
+	uint8_t *cal = s->scan_cpu + s->scan_cal;
+	uint64_t results = (s->scan_cal - s->scan_out) / KP_SCAN_PAIR *
 			   s->j->chunk, t, ns, cpu_ns, chunk;
 	int ret;
 
@@ -491,14 +515,14 @@ static int kp_scan_calibrate(struct kp_sdma *s, uint64_t fixed_ns,
 		len = KP_MIN(len, most);
 		chunk = KP_MIN(len / KP_SCAN_WG / 8 * 8, (uint64_t)s->j->chunk);
 		/* Zeros (and pages the CPU's pass below does not fault in). */
-		memset(s->bounce_mem, 0, len);
+		memset(cal, 0, len);
 		t = kp_prof_now();
-		ret = kp_scan_run(s, s->bounce.va, len, (uint32_t)chunk, 0,
-				  NULL);
+		ret = kp_scan_run(s, s->scan.va + s->scan_cal, len,
+				  (uint32_t)chunk, 0, NULL);
 		ns = kp_prof_now() - t;
 		if (ret)
 			return ret;
-		cpu_ns = kp_scan_cpu_ns(s, s->bounce_mem, len);
+		cpu_ns = kp_scan_cpu_ns(s, cal, len);
 		if (ns >= KP_SCAN_CAL_NS || len == most)
 			break;
 		if (ns > fixed_ns &&
@@ -537,8 +561,8 @@ static void kp_scan_setup(struct kp_sdma *s)
 	struct amdgpu_bo_alloc_request req = { 0 };
 	uint64_t page = kp_page_size(), size, *pairs;
 	uint64_t gpu_bps, cpu_bps, cal, fixed;
-	uint8_t *bounce = s->bounce_mem;
 	const char *no = NULL;
+	uint8_t *test;
 	unsigned int ms;
 	char slower[160];
 	amdgpu_bo_handle bo;
@@ -558,8 +582,17 @@ static void kp_scan_setup(struct kp_sdma *s)
 		return;
 	}
 
+	/*
+	 * Code, kernarg and IB; the results; the self-test's page and the
+	 * calibration's zeros (not the bounce buffer, which a dump that
+	 * SDMA copies nothing for never pins).
+	 */
 	s->scan_out = page;
-	size = page + kp_round_up(j->window / j->chunk * KP_SCAN_PAIR, page);
+	s->scan_cal = page + kp_round_up(j->window / j->chunk * KP_SCAN_PAIR,
+					 page);
+	s->scan_cal_len = kp_round_up(KP_MIN(s->bounce_size, KP_SCAN_CAL_MAX),
+				      page);
+	size = s->scan_cal + s->scan_cal_len;
 	req.alloc_size = size;
 	req.phys_alignment = page;
 	req.preferred_heap = AMDGPU_GEM_DOMAIN_GTT;
@@ -579,23 +612,24 @@ static void kp_scan_setup(struct kp_sdma *s)
 		goto fail;
 	}
 	s->scan_cpu = cpu;
+	test = s->scan_cpu + s->scan_cal;
 
 	for (i = 0; i < page; i++)
-		bounce[i] = (uint8_t)(i * 131 + 7);
+		test[i] = (uint8_t)(i * 131 + 7);
 	fixed = kp_prof_now();
-	ret = kp_scan_run(s, s->bounce.va, page, j->chunk, 0, NULL);
+	ret = kp_scan_run(s, s->scan.va + s->scan_cal, page, j->chunk, 0,
+			  NULL);
 	fixed = kp_prof_now() - fixed;
 	pairs = (uint64_t *)(s->scan_cpu + s->scan_out);
 	if (!ret && (pairs[0] != (s->scan_zero ? 0 :
-				  kp_chunk_sum(j->sum_kind, bounce, page)) ||
+				  kp_chunk_sum(j->sum_kind, test, page)) ||
 		     !pairs[1]))
 		ret = kp_sdma_fail(s, -EIO,
 				   "self-test: %s checksum 0x%016" PRIx64 ", the CPU's 0x%016" PRIx64,
 				   s->scan_zero ? "zero-test" :
 				   kp_sum_kind_name(j->sum_kind), pairs[0],
 				   s->scan_zero ? 0 :
-				   kp_chunk_sum(j->sum_kind, bounce, page));
-	memset(bounce, 0, page);
+				   kp_chunk_sum(j->sum_kind, test, page));
 	if (!ret)
 		ret = kp_scan_calibrate(s, fixed, &gpu_bps, &cpu_bps, &cal);
 	if (ret)
@@ -638,7 +672,10 @@ fail:
  */
 static pthread_mutex_t kp_sdma_dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Device, context, IB and bounce buffer; then a submission of NOPs. */
+/*
+ * Device, context, IB; then a submission of NOPs, and the GPU scan's
+ * setup. The bounce buffer only gets its size here: kp_bounce_setup().
+ */
 static int kp_sdma_setup(struct kp_sdma *s)
 {
 	uint64_t page = kp_page_size(), ib_bytes, largest = page;
@@ -694,20 +731,6 @@ static int kp_sdma_setup(struct kp_sdma *s)
 		largest = KP_MAX(largest, s->j->bos[i].size);
 	s->bounce_size = (size_t)kp_round_up(KP_MIN(s->j->window, largest),
 					     page);
-	s->bounce_mem = mmap(NULL, s->bounce_size, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (s->bounce_mem == MAP_FAILED) {
-		s->bounce_mem = NULL;
-		return kp_sdma_fail(s, -errno, "bounce buffer of %zu bytes",
-				    s->bounce_size);
-	}
-	ret = amdgpu_create_bo_from_user_mem(s->dev, s->bounce_mem,
-					     s->bounce_size, &bo);
-	if (ret)
-		return kp_sdma_fail(s, ret, "userptr BO of the bounce buffer");
-	ret = kp_sdma_map(s, bo, s->bounce_size, &s->bounce);
-	if (ret)
-		return kp_sdma_fail(s, ret, "bounce buffer mapping");
 
 	/* The test submission: does this GPU run SDMA IBs for us at all? */
 	for (i = 0; i < KP_SDMA_IB_ALIGN; i++)
@@ -719,9 +742,39 @@ static int kp_sdma_setup(struct kp_sdma *s)
 	return 0;
 }
 
+/*
+ * The bounce buffer, once per job: anonymous memory that a userptr BO
+ * pins (page by page: for a 64 MiB window in the guest about 0.1 s, and
+ * as much again to release it) and maps into the GPU VM.
+ */
+static int kp_bounce_setup(struct kp_sdma *s)
+{
+	amdgpu_bo_handle bo;
+	void *mem;
+	int ret;
+
+	if (s->bounce_mem)
+		return 0;
+	mem = mmap(NULL, s->bounce_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return kp_sdma_fail(s, -errno, "bounce buffer of %zu bytes",
+				    s->bounce_size);
+	s->bounce_mem = mem;
+	ret = amdgpu_create_bo_from_user_mem(s->dev, s->bounce_mem,
+					     s->bounce_size, &bo);
+	if (ret)
+		return kp_sdma_fail(s, ret, "userptr BO of the bounce buffer");
+	ret = kp_sdma_map(s, bo, s->bounce_size, &s->bounce);
+	if (ret)
+		return kp_sdma_fail(s, ret, "bounce buffer mapping");
+	return 0;
+}
+
 static void kp_sdma_teardown(struct kp_sdma *s)
 {
 	kp_stage_free(s->j);
+	free(s->store2_mem);
 	kp_scan_teardown(s);
 	kp_sdma_unmap(&s->bounce);
 	if (s->bounce_mem)
@@ -741,9 +794,8 @@ static void kp_sdma_teardown(struct kp_sdma *s)
 }
 
 /* Import the BO's dma-buf and map it; one BO list for its windows. */
-static int kp_sdma_begin(void *ctx, const struct kp_copy_bo *bo)
+static int kp_sdma_import(struct kp_sdma *s, const struct kp_copy_bo *bo)
 {
-	struct kp_sdma *s = ctx;
 	struct amdgpu_bo_import_result imp;
 	amdgpu_bo_handle bos[4];
 	uint64_t size = kp_round_up(bo->size, kp_page_size());
@@ -781,6 +833,35 @@ static int kp_sdma_begin(void *ctx, const struct kp_copy_bo *bo)
 	return 0;
 }
 
+/* A BO's windows begin: nothing is set up for it until it is needed. */
+static int kp_sdma_begin(void *ctx, const struct kp_copy_bo *bo)
+{
+	struct kp_sdma *s = ctx;
+
+	s->cur = bo;
+	return 0;
+}
+
+/*
+ * Before the first SDMA copy or GPU scan of the current BO: the bounce
+ * buffer (the first time in the job), the BO's import and its BO list.
+ * Timed as setup. 0 or -errno (an SDMA failure).
+ */
+static int kp_sdma_ready(struct kp_sdma *s)
+{
+	uint64_t t;
+	int ret;
+
+	if (s->list)
+		return 0;
+	t = kp_prof_now();
+	ret = kp_bounce_setup(s);
+	if (!ret)
+		ret = kp_sdma_import(s, s->cur);
+	kp_prof_add(&s->j->prof, KP_PROF_SETUP, t);
+	return ret;
+}
+
 static void kp_sdma_end(void *ctx, const struct kp_copy_bo *bo)
 {
 	struct kp_sdma *s = ctx;
@@ -804,6 +885,9 @@ static int kp_scan_window(struct kp_sdma *s, struct kp_copy_bo *bo,
 	uint64_t x, step;
 	int ret;
 
+	ret = kp_sdma_ready(s);
+	if (ret)
+		return ret;
 	for (x = 0; x < len; x += step) {
 		step = KP_MIN(s->scan_step, (uint64_t)len - x);
 		ret = kp_scan_run(s, s->data.va + off + x, step, j->chunk,
@@ -836,10 +920,8 @@ static int kp_map_classify(struct kp_sdma *s, struct kp_copy_bo *bo,
 			   uint8_t **map)
 {
 	struct kp_copy_job *j = s->j;
-	uint64_t t = kp_prof_now(), c, h;
-	size_t clen;
+	uint64_t t = kp_prof_now();
 	uint8_t *p;
-	bool zero;
 	int ret;
 
 	p = mmap(NULL, len, PROT_READ, MAP_SHARED, bo->dmabuf_fd, (off_t)off);
@@ -858,16 +940,11 @@ static int kp_map_classify(struct kp_sdma *s, struct kp_copy_bo *bo,
 		return ret;
 	}
 	t = kp_prof_add(&j->prof, KP_PROF_MAP, t);
-	for (c = c0; c < c0 + n; c++) {
-		clen = kp_chunk_len(bo->size, j->chunk, c);
-		zero = kp_is_zero(p + (c - c0) * j->chunk, clen);
-		h = zero || s->scan_zero ? 0 :
-		    kp_chunk_sum(j->sum_kind, p + (c - c0) * j->chunk, clen);
-		kp_chunk_classify(j, bo, c, clen, zero, h);
-		/* A full dump: the CPU sums DATA chunks in the bounce buffer. */
-		if (s->scan_zero && !zero)
-			bo->kinds[c] = KFD_CHUNK__KFD_CHUNK_DATA;
-	}
+	/*
+	 * A full dump (scan_zero): the CPU sums DATA chunks where it copies
+	 * them (the staging or the bounce buffer).
+	 */
+	kp_classify_chunks(j, bo, p, c0, n, s->scan_zero);
 	kp_prof_add(&j->prof, KP_PROF_SUM, t);
 	s->map_chunks += n;
 	*map = p;
@@ -894,7 +971,7 @@ static int kp_map_release(struct kp_sdma *s, const struct kp_copy_bo *bo,
 /*
  * A window classified through the mapping whose chunks to store are at
  * most 1 / KP_MAP_STORE_DIV of it is sparse: the CPU copies those chunks
- * out of the mapping itself (kp_map_store()). The zero test has just
+ * out of the mapping itself (kp_sparse_store()). The zero test has just
  * faulted in the pages of every one of them (each fault maps a chunk's 16
  * pages), and SDMA would move their scattered runs one submission and
  * fence wait each (on kfdsim 10% of 1 GiB in 64 KiB runs: 0.7 s of SDMA
@@ -916,51 +993,10 @@ static uint64_t kp_data_bytes(const struct kp_copy_job *j,
 }
 
 /*
- * Store the classified window of @len bytes from chunk @c0 on out of
- * the mapping @map: each DATA chunk is copied into the job's staging
- * buffer, after the ones before it, and summed there while it is in the
- * cache (kp_chunk_save()); a full staging buffer is written with one
- * call, however scattered its chunks were in the BO (the pages image is
- * the DATA chunks in order either way). Every chunk adds its sum to
- * @sum. 0 or -errno (logged).
- */
-static int kp_map_store(struct kp_sdma *s, int img, struct kp_copy_bo *bo,
-			size_t len, uint64_t c0, const uint8_t *map,
-			struct kp_sum *sum)
-{
-	struct kp_copy_job *j = s->j;
-	uint64_t n = (len + j->chunk - 1) / j->chunk, c, t;
-	size_t fill = 0, clen;
-	int ret = 0;
-
-	for (c = c0; !ret && c < c0 + n; c++) {
-		if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA) {
-			clen = kp_chunk_len(bo->size, j->chunk, c);
-			if (fill + clen > j->stage_len) {
-				ret = kp_run_write(j, img, bo, j->stage, fill);
-				fill = 0;
-				if (ret)
-					break;
-			}
-			t = kp_prof_now();
-			memcpy(j->stage + fill, map + (c - c0) * j->chunk, clen);
-			kp_prof_add(&j->prof, KP_PROF_COPY, t);
-			ret = kp_chunk_save(j, bo, c, j->stage + fill, clen);
-			fill += clen;
-			s->cpu_stored += clen;
-		}
-		kp_sum_u64(sum, bo->sums[c]);
-	}
-	if (!ret)
-		ret = kp_run_write(j, img, bo, j->stage, fill);
-	return ret;
-}
-
-/*
  * save, chunks classified first (on the GPU, or on the CPU through the
  * mapping): then move only the runs of chunks to store, each with one
  * SDMA copy into the bounce buffer, or (a sparse window, see
- * KP_MAP_STORE_DIV) with kp_map_store(). 1: not classified (no
+ * KP_MAP_STORE_DIV) with kp_sparse_store(). 1: not classified (no
  * mapping), copy everything.
  */
 static int kp_sdma_save_classified(struct kp_sdma *s, int img,
@@ -969,7 +1005,7 @@ static int kp_sdma_save_classified(struct kp_sdma *s, int img,
 {
 	struct kp_copy_job *j = s->j;
 	uint64_t c0 = off / j->chunk, n = (len + j->chunk - 1) / j->chunk;
-	uint64_t gpu = s->data.va + off, c, run, start, end;
+	uint64_t gpu, c, run, start, end;
 	uint8_t *map = NULL;
 	int ret, ret2;
 
@@ -981,9 +1017,15 @@ static int kp_sdma_save_classified(struct kp_sdma *s, int img,
 	bo->scan_zero = s->scan_zero;
 	if (map && j->stage &&
 	    kp_data_bytes(j, bo, c0, n) * KP_MAP_STORE_DIV <= len) {
-		ret = kp_map_store(s, img, bo, len, c0, map, sum);
+		ret = kp_sparse_store(j, img, bo, len, c0, map, sum, s->store2,
+				      s->store2 ? KP_STORE2_BYTES : 0,
+				      &s->cpu_stored);
 		goto out;
 	}
+	ret = kp_sdma_ready(s);
+	if (ret)
+		goto out;
+	gpu = s->data.va + off;
 	for (c = 0; c < n; c = run) {
 		run = c + 1;
 		if (bo->kinds[c0 + c] != KFD_CHUNK__KFD_CHUNK_DATA)
@@ -1027,6 +1069,9 @@ static int kp_sdma_window(void *ctx, int img, struct kp_copy_bo *bo,
 		if (ret <= 0)
 			return ret;
 	}
+	ret = kp_sdma_ready(s);
+	if (ret)
+		return ret;
 	if (s->j->dir == KP_COPY_SAVE)
 		return kp_sdma_save_window(s, img, bo, off, len, sum);
 	return kp_sdma_load_window(s, img, bo, off, len, sum);
@@ -1049,7 +1094,7 @@ int kp_sdma_run_job(struct kp_copy_job *j, bool *engine, char *why,
 	kp_prof_add(&j->prof, KP_PROF_SETUP, t);
 	j->prof.ns[KP_PROF_SETUP] -= j->prof.ns[KP_PROF_SCAN] - scan;
 	if (!ret) {
-		kp_info("GPU %u: %s BO contents via sdma (renderD%u), %u BOs, bounce buffer %zu bytes",
+		kp_info("GPU %u: %s BO contents via sdma (renderD%u), %u BOs, bounce buffer %zu bytes (pinned at the first SDMA copy)",
 			j->gpu_id,
 			j->dir == KP_COPY_SAVE ? "saving" : "restoring",
 			j->render_minor, j->nbos, s.bounce_size);

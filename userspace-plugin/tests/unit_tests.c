@@ -2133,6 +2133,235 @@ static void test_scan_classify(void)
 	close(dirfd);
 }
 
+/*
+ * kp_classify_chunks() with one thread and with two (the second half of
+ * the chunks on a worker): the same kinds and sums as the bytes say, for
+ * a full dump's zero test and with sums and a parent; and the pages image
+ * a save writes from them is the one the CPU copy path writes.
+ */
+#define TC_NCH	600		/* 2.4 MiB of 4 KiB chunks: two threads */
+#define TC_SIZE	((uint64_t)TC_NCH * CH - 1000)	/* a short last chunk */
+
+/* Is chunk @c of @p zero? Byte by byte, as plainly as it gets. */
+static bool tc_chunk_zero(const uint8_t *p, uint64_t c)
+{
+	uint64_t i, end = KP_MIN((c + 1) * CH, TC_SIZE);
+
+	for (i = c * CH; i < end; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* Save @bo's classified chunks at @p into image @name of @dirfd. */
+static int tc_save(struct kp_copy_job *j, int dirfd, const char *name,
+		   const uint8_t *p)
+{
+	struct kp_sum sum;
+	int img, ret;
+
+	kp_set_image_dir(dirfd);
+	snprintf(j->image, sizeof(j->image), "%s", name);
+	img = kp_img_create(j->image);
+	if (img < 0)
+		return img;
+	kp_sum_init(&sum);
+	j->bos->scanned = true;
+	j->bos->scan_zero = true;
+	ret = kp_copy_image_io(j, img, j->bos, 0, (void *)p, TC_SIZE, &sum);
+	j->bos->scanned = false;
+	j->bos->scan_zero = false;
+	j->bos->checksum = kp_sum_final(&sum);
+	close(img);
+	kp_set_image_dir(AT_FDCWD);
+	return ret;
+}
+
+static void test_classify_threads(void)
+{
+	static uint8_t kinds[2][TC_NCH], cpu_kinds[TC_NCH];
+	static uint64_t sums[2][TC_NCH], cpu_sums[TC_NCH], base[TC_NCH];
+	struct kp_copy_bo bo = { .addr = BO_VA, .size = TC_SIZE };
+	struct kp_copy_job j = {
+		.dir = KP_COPY_SAVE, .gpu_id = 3333, .nbos = 1, .bos = &bo,
+		.no_sync = true, .chunk = CH, .sum_kind = KP_SUM_XXH64,
+	};
+	uint8_t *a, *b, *p;
+	size_t alen, blen, clen;
+	unsigned int t, round;
+	uint64_t c, h;
+	bool zero;
+	int fd, dirfd, ret;
+
+	p = calloc(1, TC_SIZE);
+	CHECK(p);
+	if (!p)
+		return;
+	/* About one chunk in ten with data, some of it only in a last byte. */
+	for (c = 0; c < TC_NCH; c++) {
+		clen = kp_chunk_len(TC_SIZE, CH, c);
+		if (c % 10 == 3)
+			memset(p + c * CH, (int)(c % 251) + 1, clen);
+		else if (c % 97 == 5 || c == TC_NCH - 1)
+			p[c * CH + clen - 1] = 0x80;
+		else if (c % 89 == 7)
+			p[c * CH] = 1;
+	}
+	j.zero_sum = kp_chunk_sum_zeros(j.sum_kind, CH);
+	for (c = 0; c < TC_NCH; c++)
+		base[c] = c % 20 == 3 ?
+			  kp_chunk_sum(j.sum_kind, p + c * CH,
+				       kp_chunk_len(TC_SIZE, CH, c)) :
+			  c;
+
+	/* round 0: a full dump's zero test; 1: sums; 2: sums and a parent */
+	for (round = 0; round < 3; round++) {
+		bo.base = round == 2 ? base : NULL;
+		for (t = 0; t < 2; t++) {
+			memset(kinds[t], 0xff, TC_NCH);
+			memset(sums[t], 0xa5, sizeof(sums[t]));
+			bo.kinds = kinds[t];
+			bo.sums = sums[t];
+			j.classify_threads = t + 1;
+			kp_classify_chunks(&j, &bo, p, 0, TC_NCH, round == 0);
+		}
+		CHECK(!memcmp(kinds[0], kinds[1], TC_NCH));
+		CHECK(!memcmp(sums[0], sums[1], sizeof(sums[0])));
+		for (c = 0; c < TC_NCH; c++) {
+			clen = kp_chunk_len(TC_SIZE, CH, c);
+			zero = tc_chunk_zero(p, c);
+			h = kp_chunk_sum(j.sum_kind, p + c * CH, clen);
+			if (zero) {
+				CHECK(kinds[1][c] == KFD_CHUNK__KFD_CHUNK_ZERO &&
+				      sums[1][c] == h);
+				continue;
+			}
+			CHECK(kinds[1][c] == (round == 2 && c % 20 == 3 ?
+					      KFD_CHUNK__KFD_CHUNK_PARENT :
+					      KFD_CHUNK__KFD_CHUNK_DATA));
+			CHECK(sums[1][c] == (round ? h : 0));
+		}
+	}
+	CHECK(kinds[1][3] == KFD_CHUNK__KFD_CHUNK_PARENT &&
+	      kinds[1][13] == KFD_CHUNK__KFD_CHUNK_DATA &&
+	      kinds[1][5] == KFD_CHUNK__KFD_CHUNK_DATA &&
+	      kinds[1][7] == KFD_CHUNK__KFD_CHUNK_DATA &&
+	      kinds[1][0] == KFD_CHUNK__KFD_CHUNK_ZERO &&
+	      kinds[1][TC_NCH - 1] == KFD_CHUNK__KFD_CHUNK_DATA);
+
+	/*
+	 * Images: one thread's and two threads' zero test, then the save
+	 * (sums of the stored chunks), against the CPU copy path's image of
+	 * the same bytes in a memfd.
+	 */
+	dirfd = open_dir("classify");
+	bo.base = NULL;
+	for (t = 0; t < 2; t++) {
+		bo.kinds = kinds[t];
+		bo.sums = sums[t];
+		j.classify_threads = t + 1;
+		kp_classify_chunks(&j, &bo, p, 0, TC_NCH, true);
+		CHECK(!tc_save(&j, dirfd, t ? "two.img" : "one.img", p));
+	}
+	CHECK(!memcmp(kinds[0], kinds[1], TC_NCH) &&
+	      !memcmp(sums[0], sums[1], sizeof(sums[0])));
+	fd = memfd_create("vram", MFD_CLOEXEC);
+	CHECK(fd >= 0 && pwrite(fd, p, TC_SIZE, 0) == (ssize_t)TC_SIZE);
+	bo.dmabuf_fd = fd;
+	bo.kinds = cpu_kinds;
+	bo.sums = cpu_sums;
+	j.mode = KP_COPY_CPU;
+	kp_set_image_dir(dirfd);
+	snprintf(j.image, sizeof(j.image), "cpu.img");
+	CHECK(!kp_copy_run(&j, 1, 64 << 20));
+	kp_set_image_dir(AT_FDCWD);
+	CHECK(!memcmp(kinds[1], cpu_kinds, TC_NCH) &&
+	      !memcmp(sums[1], cpu_sums, sizeof(cpu_sums)));
+	a = read_file_at(dirfd, "two.img", &alen);
+	b = read_file_at(dirfd, "cpu.img", &blen);
+	CHECK(a && b && alen == blen && !memcmp(a, b, alen));
+	free(a);
+	a = read_file_at(dirfd, "one.img", &alen);
+	CHECK(a && b && alen == blen && !memcmp(a, b, alen));
+	free(a);
+
+	/*
+	 * The sparse store out of the mapping (kp_sparse_store()): one
+	 * thread, two with room for all of the worker's chunks, two with
+	 * room for a few (this thread stores the rest), a wrong recorded
+	 * sum in the worker's half.
+	 */
+	{
+		static const size_t caps[] = { 4 << 20, 4 << 20, 3 * CH };
+		uint8_t *buf2 = malloc(4 << 20);
+		uint64_t stored, want = 0, cpu_checksum = bo.checksum;
+		struct kp_sum sum;
+		int img;
+
+		for (c = 0; c < TC_NCH; c++)
+			if (cpu_kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA)
+				want += kp_chunk_len(TC_SIZE, CH, c);
+		kp_stage_alloc(&j);
+		CHECK(buf2 && j.stage);
+		kp_set_image_dir(dirfd);
+		for (t = 0; buf2 && j.stage && t < 4; t++) {
+			bo.kinds = kinds[0];
+			bo.sums = sums[0];
+			j.classify_threads = t ? 2 : 1;
+			kp_classify_chunks(&j, &bo, p, 0, TC_NCH, t < 3);
+			snprintf(j.image, sizeof(j.image), "sparse%u.img", t);
+			img = kp_img_create(j.image);
+			CHECK(img >= 0);
+			kp_sum_init(&sum);
+			stored = 0;
+			bo.stored = 0;
+			bo.scanned = true;
+			bo.scan_zero = t < 3;
+			if (t == 3)	/* a chunk of the worker's half */
+				sums[0][TC_NCH - 7] ^= 4;
+			ret = kp_sparse_store(&j, img, &bo, TC_SIZE, 0, p, &sum,
+					      buf2, t == 3 ? 4 << 20 : caps[t],
+					      &stored);
+			bo.scanned = false;
+			bo.scan_zero = false;
+			close(img);
+			if (t == 3) {
+				CHECK(ret == -EIO &&
+				      strstr(kp_log_last(), "checksum") &&
+				      strstr(kp_log_last(), "offset 2428928"));
+				continue;
+			}
+			CHECK(!ret && stored == want && bo.stored == want);
+			CHECK(kp_sum_final(&sum) == cpu_checksum);
+			CHECK(!memcmp(kinds[0], cpu_kinds, TC_NCH) &&
+			      !memcmp(sums[0], cpu_sums, sizeof(cpu_sums)));
+			a = read_file_at(dirfd, j.image, &alen);
+			CHECK(a && b && alen == blen && !memcmp(a, b, alen));
+			free(a);
+		}
+		kp_set_image_dir(AT_FDCWD);
+		kp_stage_free(&j);
+		free(buf2);
+	}
+	free(b);
+	close(fd);
+	close(dirfd);
+	free(p);
+
+	/* The knob: 1 or 2, else the default (with a warning). */
+	setenv("KFD_BO_SCAN_THREADS", "1", 1);
+	CHECK(kp_classify_threads_from_env(1) == 1);
+	setenv("KFD_BO_SCAN_THREADS", "2", 1);
+	CHECK(kp_classify_threads_from_env(8) == 2);
+	setenv("KFD_BO_SCAN_THREADS", "3", 1);
+	t = kp_classify_threads_from_env(1);
+	CHECK(strstr(kp_log_last(), "KFD_BO_SCAN_THREADS") && (t == 1 || t == 2));
+	unsetenv("KFD_BO_SCAN_THREADS");
+	CHECK(kp_classify_threads_from_env(1) ==
+	      (sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2u : 1u));
+	CHECK(kp_classify_threads_from_env(1u << 20) == 1);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -2180,6 +2409,7 @@ int main(void)
 	test_scan_step();
 	test_scan_build();
 	test_scan_classify();
+	test_classify_threads();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))
