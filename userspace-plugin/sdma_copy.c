@@ -216,10 +216,11 @@ static int kp_sdma_submit(struct kp_sdma *s, uint32_t ndw,
 
 /*
  * Write the packets that copy @len bytes from GPU VA @src to @dst into
- * @ib: linear copies, NOP padded. Returns the dwords written.
+ * @ib: linear copies of at most KP_SDMA_COPY_MAX bytes each. Returns the
+ * dwords written.
  */
-static uint32_t kp_sdma_copy_ib(uint32_t *ib, uint64_t dst, uint64_t src,
-				uint64_t len)
+static uint32_t kp_sdma_copy_packets(uint32_t *ib, uint64_t dst,
+				     uint64_t src, uint64_t len)
 {
 	uint32_t n = 0;
 
@@ -238,23 +239,21 @@ static uint32_t kp_sdma_copy_ib(uint32_t *ib, uint64_t dst, uint64_t src,
 		dst += chunk;
 		len -= chunk;
 	}
+	return n;
+}
+
+/* NOPs up to the IB alignment after @n dwords; the IB's dwords. */
+static uint32_t kp_sdma_pad(uint32_t *ib, uint32_t n)
+{
 	while (n % KP_SDMA_IB_ALIGN)
 		ib[n++] = KP_SDMA_NOP;
 	return n;
 }
 
-/* Copy @len bytes from GPU VA @src to @dst and wait. */
-static int kp_sdma_copy(struct kp_sdma *s, uint64_t dst, uint64_t src,
-			uint64_t len)
+static uint32_t kp_sdma_copy_ib(uint32_t *ib, uint64_t dst, uint64_t src,
+				uint64_t len)
 {
-	uint64_t t = kp_prof_now();
-	int ret;
-
-	s->copied += len;
-	ret = kp_sdma_submit(s, kp_sdma_copy_ib(s->ib_cpu, dst, src, len),
-			     s->list);
-	kp_prof_add(&s->j->prof, KP_PROF_SDMA, t);
-	return ret;
+	return kp_sdma_pad(ib, kp_sdma_copy_packets(ib, dst, src, len));
 }
 
 /* Dwords of the IB for one window of @window bytes. */
@@ -283,6 +282,47 @@ static int kp_sdma_queue(struct kp_sdma *s, unsigned int slot, uint64_t dst,
 }
 
 /*
+ * Queue the copy of the DATA chunks of a classified piece (@len bytes, @at
+ * bytes into the window at @off of @bo) into the bounce buffer, one linear
+ * copy per run of them, so that SDMA moves exactly the bytes to store.
+ * *@seq is 0 when the piece has none (nothing queued).
+ */
+static int kp_sdma_queue_data(struct kp_sdma *s, unsigned int slot,
+			      const struct kp_copy_bo *bo, uint64_t off,
+			      uint64_t at, uint64_t len, uint64_t *seq)
+{
+	const struct kp_copy_job *j = s->j;
+	uint32_t *ib = s->ib_cpu + slot * s->slot_dw;
+	uint64_t c = (off + at) / j->chunk, end = off + at + len;
+	uint64_t t = kp_prof_now(), from, to, bytes = 0;
+	uint32_t n = 0;
+	int ret = 0;
+
+	*seq = 0;
+	for (; c * j->chunk < end; c++) {
+		if (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA)
+			continue;
+		from = c * j->chunk;
+		while ((c + 1) * j->chunk < end &&
+		       bo->kinds[c + 1] == KFD_CHUNK__KFD_CHUNK_DATA)
+			c++;
+		to = KP_MIN((c + 1) * j->chunk, end);
+		n += kp_sdma_copy_packets(ib + n, s->bounce.va + from - off,
+					  s->data.va + from, to - from);
+		bytes += to - from;
+	}
+	if (n) {
+		ret = kp_ring_queue(s, AMDGPU_HW_IP_DMA,
+				    s->ib.va + slot * s->slot_dw * 4ULL,
+				    kp_sdma_pad(ib, n), s->list, seq);
+		if (!ret)
+			s->copied += bytes;
+	}
+	kp_prof_add(&s->j->prof, KP_PROF_SDMA, t);
+	return ret;
+}
+
+/*
  * Wait for the queued pieces *@waited .. @queued - 1 (their fences in
  * @seq, by piece modulo KP_SDMA_AHEAD). After a failure (@ret) the rest is
  * still waited for, so no copy runs once the caller goes on; the first
@@ -295,6 +335,9 @@ static int kp_sdma_drain(struct kp_sdma *s, const uint64_t *seq,
 	int r;
 
 	for (; *waited < queued; (*waited)++) {
+		/* A classified piece without DATA chunks queued nothing. */
+		if (!seq[*waited % KP_SDMA_AHEAD])
+			continue;
 		r = kp_ring_wait(s, AMDGPU_HW_IP_DMA,
 				 seq[*waited % KP_SDMA_AHEAD]);
 		if (!ret)
@@ -312,11 +355,13 @@ static uint8_t *kp_bounce_at(const struct kp_sdma *s, uint64_t at)
 
 /*
  * Save the window at @off (@len bytes) of @bo: piece k + KP_SDMA_AHEAD - 1
- * is queued before piece k, just copied, is written to the image.
+ * is queued before piece k, just copied, is written to the image. @data:
+ * the window's chunks are classified (bo->scanned), only DATA ones are
+ * copied.
  */
 static int kp_sdma_save_window(struct kp_sdma *s, int img,
 			       struct kp_copy_bo *bo, uint64_t off, size_t len,
-			       struct kp_sum *sum)
+			       struct kp_sum *sum, bool data)
 {
 	uint64_t piece = KP_MIN(s->piece, (uint64_t)len);
 	uint64_t np = (len + piece - 1) / piece, queued = 0, waited = 0;
@@ -327,10 +372,18 @@ static int kp_sdma_save_window(struct kp_sdma *s, int img,
 		while (!ret && queued < np && queued < waited + KP_SDMA_AHEAD) {
 			at = queued * piece;
 			n = KP_MIN(piece, len - at);
-			ret = kp_sdma_queue(s, queued % KP_SDMA_AHEAD,
-					    s->bounce.va + at,
-					    s->data.va + off + at, n,
-					    &seq[queued % KP_SDMA_AHEAD]);
+			if (data)
+				ret = kp_sdma_queue_data(s,
+							 queued % KP_SDMA_AHEAD,
+							 bo, off, at, n,
+							 &seq[queued %
+							      KP_SDMA_AHEAD]);
+			else
+				ret = kp_sdma_queue(s, queued % KP_SDMA_AHEAD,
+						    s->bounce.va + at,
+						    s->data.va + off + at, n,
+						    &seq[queued %
+							 KP_SDMA_AHEAD]);
 			if (!ret)
 				queued++;
 		}
@@ -706,7 +759,10 @@ static int kp_sdma_setup(struct kp_sdma *s)
 	/* Whole windows (sparse runs) or KP_SDMA_AHEAD queued pieces. */
 	s->piece = s->j->chunk ? kp_round_up(KP_SDMA_PIECE, s->j->chunk) :
 				 KP_SDMA_PIECE;
-	s->slot_dw = (uint32_t)kp_round_up(kp_sdma_ib_dwords(s->piece),
+	/* A classified piece: at worst a copy per chunk (kp_sdma_queue_data). */
+	s->slot_dw = (uint32_t)kp_round_up(kp_sdma_ib_dwords(s->piece) +
+					   (s->j->chunk ? s->piece / s->j->chunk *
+					    KFDSIM_SDMA_COPY_DWORDS : 0),
 					   KP_SDMA_IB_ALIGN);
 	ib_bytes = kp_round_up(KP_MAX(kp_sdma_ib_dwords(s->j->window),
 				      (uint64_t)KP_SDMA_AHEAD * s->slot_dw) * 4,
@@ -994,10 +1050,10 @@ static uint64_t kp_data_bytes(const struct kp_copy_job *j,
 
 /*
  * save, chunks classified first (on the GPU, or on the CPU through the
- * mapping): then move only the runs of chunks to store, each with one
- * SDMA copy into the bounce buffer, or (a sparse window, see
- * KP_MAP_STORE_DIV) with kp_sparse_store(). 1: not classified (no
- * mapping), copy everything.
+ * mapping): then move only the runs of chunks to store, by SDMA into the
+ * bounce buffer piece by piece as kp_sdma_save_window() pipelines them, or
+ * (a sparse window, see KP_MAP_STORE_DIV) with kp_sparse_store(). 1: not
+ * classified (no mapping), copy everything.
  */
 static int kp_sdma_save_classified(struct kp_sdma *s, int img,
 				   struct kp_copy_bo *bo, uint64_t off,
@@ -1005,7 +1061,6 @@ static int kp_sdma_save_classified(struct kp_sdma *s, int img,
 {
 	struct kp_copy_job *j = s->j;
 	uint64_t c0 = off / j->chunk, n = (len + j->chunk - 1) / j->chunk;
-	uint64_t gpu, c, run, start, end;
 	uint8_t *map = NULL;
 	int ret, ret2;
 
@@ -1022,31 +1077,16 @@ static int kp_sdma_save_classified(struct kp_sdma *s, int img,
 				      &s->cpu_stored);
 		goto out;
 	}
-	ret = kp_sdma_ready(s);
-	if (ret)
-		goto out;
-	gpu = s->data.va + off;
-	for (c = 0; c < n; c = run) {
-		run = c + 1;
-		if (bo->kinds[c0 + c] != KFD_CHUNK__KFD_CHUNK_DATA)
-			continue;
-		while (run < n &&
-		       bo->kinds[c0 + run] == KFD_CHUNK__KFD_CHUNK_DATA)
-			run++;
-		start = c * j->chunk;
-		end = KP_MIN(run * j->chunk, (uint64_t)len);
-		ret = kp_sdma_copy(s, s->bounce.va + start, gpu + start,
-				   end - start);
-		if (ret)
-			goto out;
-	}
+	/* The mapping was only read to classify: SDMA moves the bytes. */
 	if (map) {
 		ret = kp_map_release(s, bo, map, len);
 		map = NULL;
 		if (ret)
 			goto out;
 	}
-	ret = kp_copy_image_io(j, img, bo, off, s->bounce_mem, len, sum);
+	ret = kp_sdma_ready(s);
+	if (!ret)
+		ret = kp_sdma_save_window(s, img, bo, off, len, sum, true);
 out:
 	if (map) {
 		ret2 = kp_map_release(s, bo, map, len);
@@ -1073,7 +1113,7 @@ static int kp_sdma_window(void *ctx, int img, struct kp_copy_bo *bo,
 	if (ret)
 		return ret;
 	if (s->j->dir == KP_COPY_SAVE)
-		return kp_sdma_save_window(s, img, bo, off, len, sum);
+		return kp_sdma_save_window(s, img, bo, off, len, sum, false);
 	return kp_sdma_load_window(s, img, bo, off, len, sum);
 }
 
