@@ -2968,4 +2968,351 @@ TEST_F(gfx9, scratch_without_amd_queue_stops)
 	EXPECT_EQ(0, kg_queue_free(&q));
 }
 
+/*
+ * The ISA's buffer atomics on @old with operand @src (cmpswap: the value
+ * to store, @cmp the compare value), in @bits bits; @k in the order of
+ * gfx9/kernels/mubuf_atomic.s. Return: the new memory value.
+ */
+static uint64_t g9_atomic_ref(unsigned int k, unsigned int bits, uint64_t old,
+			      uint64_t src, uint64_t cmp)
+{
+	uint64_t mask = bits == 64 ? UINT64_MAX : UINT32_MAX;
+	int64_t so, ss;
+
+	old &= mask;
+	src &= mask;
+	so = bits == 64 ? (int64_t)old : (int32_t)old;
+	ss = bits == 64 ? (int64_t)src : (int32_t)src;
+	switch (k) {
+	case 0:
+		return src;
+	case 1:
+		return old == (cmp & mask) ? src : old;
+	case 2:
+		return (old + src) & mask;
+	case 3:
+		return (old - src) & mask;
+	case 4:
+		return (uint64_t)(so < ss ? so : ss) & mask;
+	case 5:
+		return old < src ? old : src;
+	case 6:
+		return (uint64_t)(so > ss ? so : ss) & mask;
+	case 7:
+		return old > src ? old : src;
+	case 8:
+		return old & src;
+	case 9:
+		return old | src;
+	case 10:
+		return old ^ src;
+	case 11:	/* inc: wraps to 0 at src */
+		return old >= src ? 0 : old + 1;
+	default:	/* dec: wraps to src at 0 and above src */
+		return (old == 0 || old > src) ? src : old - 1;
+	}
+}
+
+/*
+ * MUBUF atomics (gfx9/kernels/mubuf_atomic.s): the 13 operations in 32 and
+ * 64 bits, with glc (the value before, or 0 out of range, comes back in
+ * vdata) and without (vdata unchanged), through offen, idxen,
+ * idxen + offen and an soffset; the raw resource's range ends inside lane
+ * 60's block (some of its atomics in range, some not; the range check
+ * takes the offset without soffset), the strided one after lane 60. Every
+ * expected value from the ISA's definitions here.
+ */
+TEST_F(gfx9, mubuf_atomics_known_answers)
+{
+	const uint32_t raw = 60 * 512 + 40, idx = 61;
+	static const uint32_t base[4] = { 0, 64, 128, 256 };
+	uint32_t *a, *m, *o, *want, l, g, k, j, bits, at, r;
+	uint64_t src, cmp, old, v;
+	struct kg_bo in, mem, out;
+	struct g9_kernel kern;
+	int inr, glc;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "mubuf_atomic", G9_RSRC2_USER_SGPRS(2),
+			     G9_KCP_KERNARG_PTR, 0, &kern));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &in));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 64 * 512, KT_GTT | KT_WRITABLE, 0,
+			       &mem));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, 64 * 1024, KT_GTT | KT_WRITABLE,
+			       0, &out));
+	a = in.cpu;
+	m = mem.cpu;
+	o = out.cpu;
+	want = malloc(64 * 512);
+	ASSERT_NE(NULL, want);
+	g9_fill(a, 64 * 8, 11);
+	g9_fill(m, 64 * 128, 12);
+	memset(o, 0xee, 64 * 1024);
+	for (l = 0; l < 64; l++) {
+		/* Lanes 0-15: small values, for inc/dec's wrap cases. */
+		if (l < 16) {
+			a[8 * l] = l % 4;
+			a[8 * l + 2] = l % 4;
+			a[8 * l + 3] = 0;
+			for (j = 0; j < 128; j++)
+				m[128 * l + j] = j >= 32 && j % 2 ? 0 : l / 4;
+		}
+		/* Even lanes: cmpswap finds its compare value. */
+		if (l % 2 == 0) {
+			m[128 * l + 1] = a[8 * l + 1];
+			m[128 * l + 16 + 1] = a[8 * l + 1];
+			memcpy(&m[128 * l + 32 + 2], &a[8 * l + 4], 8);
+			memcpy(&m[128 * l + 64 + 2], &a[8 * l + 4], 8);
+		}
+	}
+	memcpy(want, m, 64 * 512);
+	((uint64_t *)kern.kernarg)[0] = in.va;
+	((uint64_t *)kern.kernarg)[1] = mem.va;
+	((uint64_t *)kern.kernarg)[2] = out.va;
+	((uint32_t *)kern.kernarg)[6] = raw;
+	((uint32_t *)kern.kernarg)[7] = idx;
+	ASSERT_EQ(0, g9_run1(&self->rt, &kern, 64, 64));
+	for (l = 0; l < 64; l++) {
+		for (g = 0; g < 4; g++) {
+			bits = g < 2 ? 32 : 64;
+			glc = g == 0 || g == 2;
+			for (k = 0; k < 13; k++) {
+				at = l * 512 + base[g] + k * bits / 8;
+				/* soffset (group 3's 256) is not checked */
+				inr = g == 0 || g == 3 ?
+				      at - (g == 3 ? 256 : 0) + bits / 8 <= raw :
+				      l < idx;
+				if (bits == 32) {
+					src = a[8 * l];
+					cmp = a[8 * l + 1];
+					old = want[at / 4];
+				} else {
+					memcpy(&src, &a[8 * l + 2], 8);
+					memcpy(&cmp, &a[8 * l + 4], 8);
+					memcpy(&old, &want[at / 4], 8);
+				}
+				v = g9_atomic_ref(k, bits, old, src, cmp);
+				if (inr && bits == 32)
+					want[at / 4] = v;
+				else if (inr)
+					memcpy(&want[at / 4], &v, 8);
+				/* vdata after: returned or kept, then cmp */
+				v = glc ? (inr ? old : 0) : src;
+				r = l * 256 + g * 64 + k * bits / 16;
+				if (bits == 32) {
+					ASSERT_EQ((uint32_t)v, o[r])
+						TH_LOG("lane %u group %u op %u",
+						       l, g, k);
+					ASSERT_EQ((uint32_t)cmp, o[r + 1])
+						TH_LOG("lane %u group %u op %u",
+						       l, g, k);
+				} else {
+					ASSERT_EQ(v, o[r] | (uint64_t)o[r + 1] << 32)
+						TH_LOG("lane %u group %u op %u",
+						       l, g, k);
+					ASSERT_EQ(cmp, o[r + 2] |
+						  (uint64_t)o[r + 3] << 32)
+						TH_LOG("lane %u group %u op %u",
+						       l, g, k);
+				}
+			}
+		}
+	}
+	for (j = 0; j < 64 * 128; j++) {
+		ASSERT_EQ(want[j], m[j]) TH_LOG("memory dword %u (lane %u)",
+						j, j / 128);
+	}
+	free(want);
+}
+
+/* Components and bytes of each of a buffer DATA_FORMAT (0: not tested). */
+static const uint8_t g9_dfmt_comps[16] = {
+	[1] = 1, [2] = 1, [3] = 2, [4] = 1, [5] = 2, [10] = 4, [11] = 2,
+	[12] = 4, [13] = 3, [14] = 4,
+};
+static const uint8_t g9_dfmt_bytes[16] = {
+	[1] = 1, [2] = 2, [3] = 1, [4] = 4, [5] = 2, [10] = 1, [11] = 4,
+	[12] = 2, [13] = 4, [14] = 4,
+};
+
+#define G9_SEL(x, y, z, w)	((x) | (y) << 3 | (z) << 6 | (w) << 9)
+#define G9_SEL_XYZW		G9_SEL(4, 5, 6, 7)
+#define G9_W3(sel, nfmt, dfmt)	((sel) | (nfmt) << 12 | (dfmt) << 15)
+#define G9_NFMT_UINT		4
+#define G9_NFMT_SINT		5
+#define G9_NFMT_FLOAT		7
+
+/* A resource of gfx9/kernels/mubuf_fload.s or mubuf_fstore.s. */
+struct g9_fmt_case {
+	uint32_t w3;
+	uint32_t records;
+	int raw;	/* stride 0, offset l * step; else stride step, index l */
+};
+
+static void g9_fmt_kernarg(struct g9_kernel *k, const struct kg_bo *mem,
+			   const struct g9_fmt_case *c, uint64_t out_va,
+			   uint32_t step)
+{
+	uint32_t *ka = k->kernarg;
+
+	((uint64_t *)ka)[0] = mem->va;
+	((uint64_t *)ka)[1] = out_va;
+	ka[4] = c->w3;
+	ka[5] = c->records;
+	ka[6] = c->raw ? 0 : step;
+	ka[7] = !c->raw;
+	ka[8] = c->raw ? step : 0;
+}
+
+/*
+ * MUBUF format loads (gfx9/kernels/mubuf_fload.s): the 32-bit formats as
+ * UINT, SINT and FLOAT and the 8/16-bit ones as UINT and SINT, each read
+ * with _x, _xy, _xyz and _xyzw. Expected: the element's components
+ * (little-endian, zero- or sign-extended), the ones the format lacks 0, 0,
+ * 0, 1 (1.0 for FLOAT), all 0 out of range (the whole element is checked:
+ * one partly inside is out), then placed as DST_SEL says.
+ */
+TEST_F(gfx9, mubuf_format_loads_known_answers)
+{
+	static const struct g9_fmt_case cases[] = {
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_FLOAT, 4), 60, 0 },
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_SINT, 11), 60 * 16 + 4, 1 },
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_UINT, 13), 64, 0 },
+		{ G9_W3(G9_SEL(7, 6, 0, 1), G9_NFMT_FLOAT, 14), 50, 0 },
+		{ G9_W3(G9_SEL(1, 0, 4, 1), G9_NFMT_UINT, 4), 61, 0 },
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_UINT, 1), 64 * 16, 1 },
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_SINT, 3), 62, 0 },
+		{ G9_W3(G9_SEL(5, 4, 7, 6), G9_NFMT_SINT, 10), 64, 0 },
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_SINT, 2), 63 * 16, 1 },
+		{ G9_W3(G9_SEL(1, 1, 0, 4), G9_NFMT_UINT, 5), 64, 0 },
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_UINT, 12), 61, 0 },
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_SINT, 12), 64 * 16 - 1, 1 },
+	};
+	static const unsigned int first[4] = { 0, 1, 3, 6 };
+	uint32_t l, i, n, dfmt, nfmt, comps, bytes, c[4], one, sel, w;
+	const uint8_t *e;
+	struct kg_bo mem, out;
+	struct g9_kernel k;
+	unsigned int t;
+	uint32_t *o;
+	int inr;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "mubuf_fload", G9_RSRC2_USER_SGPRS(2),
+			     G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &mem));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &out));
+	o = out.cpu;
+	g9_fill(mem.cpu, KT_PAGE / 4, 13);
+	for (t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
+		dfmt = cases[t].w3 >> 15 & 0xf;
+		nfmt = cases[t].w3 >> 12 & 7;
+		comps = g9_dfmt_comps[dfmt];
+		bytes = g9_dfmt_bytes[dfmt];
+		one = nfmt == G9_NFMT_FLOAT ? f2u(1.0f) : 1;
+		memset(o, 0xee, KT_PAGE);
+		g9_fmt_kernarg(&k, &mem, &cases[t], out.va, 16);
+		ASSERT_EQ(0, g9_run1(&self->rt, &k, 64, 64)) TH_LOG("case %u", t);
+		for (l = 0; l < 64; l++) {
+			e = (const uint8_t *)mem.cpu + 16 * l;
+			inr = cases[t].raw ?
+			      16 * l + comps * bytes <= cases[t].records :
+			      l < cases[t].records;
+			c[0] = 0;
+			c[1] = 0;
+			c[2] = 0;
+			c[3] = inr ? one : 0;
+			for (i = 0; inr && i < comps; i++) {
+				w = 0;
+				memcpy(&w, e + i * bytes, bytes);
+				if (nfmt == G9_NFMT_SINT && bytes < 4)
+					w = (uint32_t)((int32_t)(w << (32 - 8 * bytes)) >>
+						       (32 - 8 * bytes));
+				c[i] = w;
+			}
+			for (n = 1; n <= 4; n++) {
+				for (i = 0; i < n; i++) {
+					sel = cases[t].w3 >> (3 * i) & 7;
+					w = sel >= 4 ? c[sel - 4] :
+					    sel == 1 ? one : 0;
+					ASSERT_EQ(w, o[16 * l + first[n - 1] + i])
+						TH_LOG("case %u lane %u load of %u component %u",
+						       t, l, n, i);
+				}
+			}
+		}
+	}
+}
+
+/*
+ * MUBUF format stores (gfx9/kernels/mubuf_fstore.s) to the 32-bit formats
+ * as UINT, SINT and FLOAT: each of _x, _xy, _xyz, _xyzw writes the
+ * components both it and the format have, unconverted, and nothing else;
+ * out of range (the whole element checked) nothing.
+ */
+TEST_F(gfx9, mubuf_format_stores_known_answers)
+{
+	static const struct g9_fmt_case cases[] = {
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_UINT, 4), 61, 0 },
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_SINT, 11), 60 * 64 + 24, 1 },
+		{ G9_W3(0, G9_NFMT_FLOAT, 13), 64, 0 },
+		{ G9_W3(G9_SEL_XYZW, G9_NFMT_UINT, 14), 62 * 64, 1 },
+	};
+	uint32_t l, i, s, comps, at, *m, *want;
+	struct kg_bo mem;
+	struct g9_kernel k;
+	unsigned int t, j;
+	int inr;
+
+	ASSERT_EQ(0, g9_load(&self->rt, "mubuf_fstore", G9_RSRC2_USER_SGPRS(2),
+			     G9_KCP_KERNARG_PTR, 0, &k));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &mem));
+	m = mem.cpu;
+	want = malloc(KT_PAGE);
+	ASSERT_NE(NULL, want);
+	for (t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
+		comps = g9_dfmt_comps[cases[t].w3 >> 15 & 0xf];
+		memset(m, 0xa5, KT_PAGE);
+		memset(want, 0xa5, KT_PAGE);
+		g9_fmt_kernarg(&k, &mem, &cases[t], 0, 64);
+		ASSERT_EQ(0, g9_run1(&self->rt, &k, 64, 64)) TH_LOG("case %u", t);
+		for (l = 0; l < 64; l++) {
+			for (s = 0; s < 4; s++) {
+				at = 64 * l + 16 * s;
+				inr = cases[t].raw ?
+				      at + 4 * comps <= cases[t].records :
+				      l < cases[t].records;
+				for (i = 0; inr && i <= s && i < comps; i++)
+					want[at / 4 + i] = l + 0x10000000 * (i + 1);
+			}
+		}
+		for (j = 0; j < KT_PAGE / 4; j++) {
+			ASSERT_EQ(want[j], m[j])
+				TH_LOG("case %u dword %u (lane %u)", t, j, j / 16);
+		}
+	}
+	free(want);
+}
+
+/*
+ * A format the engine does not model traps as an illegal instruction,
+ * never a wrong value: a load of 16-bit FLOAT, a store to 8-bit UINT
+ * (gfx9/kernels/mubuf_badfmt.s, mubuf_badstore.s).
+ */
+TEST_F(gfx9, mubuf_unmodelled_format_traps)
+{
+	uint32_t word;
+	int64_t code;
+
+	ASSERT_EQ(0, g9_queue_error(&self->rt, "mubuf_badfmt", &code, &word));
+	EXPECT_EQ((int64_t)KFDSIM_AQL_ERROR_ILLEGAL_INSTRUCTION, code);
+	EXPECT_EQ(0x5a5a5a5au, word);
+	ASSERT_EQ(0, g9_queue_error(&self->rt, "mubuf_badstore", &code,
+				    &word));
+	EXPECT_EQ((int64_t)KFDSIM_AQL_ERROR_ILLEGAL_INSTRUCTION, code);
+	EXPECT_EQ(0x5a5a5a5au, word);
+}
+
 TEST_HARNESS_MAIN

@@ -131,6 +131,32 @@ static int flat_atomic_fn(void *ctx, void *ptr, size_t len, u64 va)
 	return 0;
 }
 
+/**
+ * gfx9_mem_atomic - an atomic on process memory through the GPU page table
+ * @d: the dispatch
+ * @va: the naturally aligned GPU VA
+ * @op: GFX9_ATOMIC_*
+ * @wide: 64 bits
+ * @src: the operand (for cmpswap: the value to store)
+ * @cmp: cmpswap's compare value
+ * @old: the value before the operation
+ *
+ * Return: 0 or -EFAULT (the fault filled).
+ */
+int gfx9_mem_atomic(struct gfx9_disp *d, u64 va, unsigned int op, bool wide,
+		    u64 src, u64 cmp, u64 *old)
+{
+	struct flat_atomic_ctx c = {
+		.op = op, .wide = wide, .src = src, .cmp = cmp,
+	};
+	int ret;
+
+	ret = kfdsim_vm_access(d->vm, va, wide ? 8 : 4, true, flat_atomic_fn,
+			       &c, d->fault);
+	*old = c.old;
+	return ret;
+}
+
 static bool flat_is_lds(u64 va)
 {
 	return va >= KFDSIM_LDS_BASE &&
@@ -290,7 +316,8 @@ static int flat_rw(struct gfx9_disp *d, struct gfx9_wave *w,
 	return 0;
 }
 
-static const u8 flat_atomic_map[16] = {
+/* The atomic of FLAT/GLOBAL and MUBUF opcodes 0x40-0x4c, 0x60-0x6c. */
+const u8 gfx9_vmem_atomic_ops[16] = {
 	GFX9_ATOMIC_SWAP, GFX9_ATOMIC_CMPSWAP, GFX9_ATOMIC_ADD,
 	GFX9_ATOMIC_SUB, GFX9_ATOMIC_SMIN, GFX9_ATOMIC_UMIN,
 	GFX9_ATOMIC_SMAX, GFX9_ATOMIC_UMAX, GFX9_ATOMIC_AND, GFX9_ATOMIC_OR,
@@ -309,7 +336,7 @@ static int flat_atomic(struct gfx9_disp *d, struct gfx9_wave *w,
 	unsigned int l, dregs = wide ? 2 : 1;
 	int ret;
 
-	c.op = flat_atomic_map[op & 0xf];
+	c.op = gfx9_vmem_atomic_ops[op & 0xf];
 	if (data >= d->nvgpr || (glc && vdst >= d->nvgpr))
 		return gfx9_illegal(d, w, in, "FLAT atomic registers");
 	ret = flat_addrs(d, w, in, va);
@@ -336,8 +363,8 @@ static int flat_atomic(struct gfx9_disp *d, struct gfx9_wave *w,
 			return gfx9_illegal(d, w, in,
 					    "flat access to the scratch aperture");
 		} else {
-			ret = kfdsim_vm_access(d->vm, va[l], size, true,
-					       flat_atomic_fn, &c, d->fault);
+			ret = gfx9_mem_atomic(d, va[l], c.op, wide, c.src,
+					      c.cmp, &c.old);
 			if (ret)
 				return ret;
 		}

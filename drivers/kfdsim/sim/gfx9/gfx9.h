@@ -448,7 +448,7 @@ static inline void gfx9_icache_flush(struct gfx9_disp *d)
 	d->icache_gen++;
 }
 
-/* Atomic operations of FLAT, GLOBAL and DS (flat.c). */
+/* Atomic operations of FLAT, GLOBAL, MUBUF and DS (flat.c). */
 enum {
 	GFX9_ATOMIC_SWAP,
 	GFX9_ATOMIC_CMPSWAP,
@@ -467,6 +467,10 @@ enum {
 };
 
 u64 gfx9_atomic(void *ptr, unsigned int op, bool wide, u64 src, u64 cmp);
+int gfx9_mem_atomic(struct gfx9_disp *d, u64 va, unsigned int op, bool wide,
+		    u64 src, u64 cmp, u64 *old);
+/* GFX9_ATOMIC_* of vector memory atomic opcode & 0xf (FLAT, MUBUF). */
+extern const u8 gfx9_vmem_atomic_ops[16];
 
 /* Memory helpers (flat.c). */
 int gfx9_mem_read(struct gfx9_disp *d, u64 va, void *buf, size_t len);
