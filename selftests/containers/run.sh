@@ -38,10 +38,12 @@
 # them), and libdrm's amdgpu.ids. It runs on the one GPU the container may
 # use (-g 1): one kernel whose last workgroup parks half way, its 4 waves
 # spinning until the test releases them, so the checkpoint stops live
-# waves. libhsakmt makes its semaphore in the container's /dev/shm, and
-# glibc maps it under a temporary name it then renames: criu needs
-# link-remap for it, which that container's criu configuration file says.
-# podman keeps the container's /dev/shm in the checkpoint archive.
+# waves. libhsakmt opens its semaphore in the container's /dev/shm; the
+# test puts it there (hip_sem) between `podman init` and `podman start`, so
+# libhsakmt maps it by its name and criu needs no link-remap (a semaphore
+# libhsakmt created itself would be mapped under the temporary name glibc
+# then renames). podman keeps the container's /dev/shm in the checkpoint
+# archive.
 #
 # Tests (TAP, each with its time):
 #   run        the container runs gpu_app to the end: the CPU reference's
@@ -195,13 +197,11 @@ cat >"$w/criu.conf" <<EOF
 libdir $E2E_PLUGIN_DIR
 log-file $w/criu.log
 EOF
-# libhsakmt maps its semaphore under the temporary name glibc's sem_open
-# created it with, then renamed: criu dumps such a mapping only with
-# link-remap.
+# No link-remap: the HIP container's semaphore exists before its program
+# starts (hip_sem), so libhsakmt maps it by its name.
 cat >"$w/criu-hip.conf" <<EOF
 libdir $E2E_PLUGIN_DIR
 log-file $w/criu-hip.log
-link-remap
 EOF
 export CONTAINERS_CONF=$w/containers.conf
 export CONTAINERS_STORAGE_CONF=$w/storage.conf
@@ -286,17 +286,30 @@ note "container device: /dev/dri/renderD$m; expected: $expected${hip_expected:+,
 # run_app NAME OUT IMAGE CONF CMD...: start CMD in container NAME of
 # IMAGE, with the criu configuration file CONF, the directory OUT as /out
 # and the podman options in the array run_opts; wait until CMD created
-# /out/ready.
+# /out/ready. With pre_start set, the container is created and
+# initialised first (its mounts made, its process waiting before CMD) and
+# the function named by pre_start runs with that process's pid before
+# the container starts.
 run_opts=()
+pre_start=
 run_app() {
-	local name=$1 out=$2 img=$3 conf=$4 i
+	local name=$1 out=$2 img=$3 conf=$4 i pid
+	local opts=(--name "$name" --network host "${run_opts[@]}"
+		--device /dev/kfd --device "/dev/dri/renderD$m"
+		-v "$out:/out" --annotation "org.criu.config=$conf")
 	shift 4
 	rm -f "$out/ready" "$out/go"
-	podman run -d --name "$name" --network host "${run_opts[@]}" \
-		--device /dev/kfd --device "/dev/dri/renderD$m" \
-		-v "$out:/out" --annotation "org.criu.config=$conf" \
-		"$img" "$@" -r /out/ready --go /out/go \
-		>"$w/$name.run" 2>&1 || return 1
+	if [ -z "$pre_start" ]; then
+		podman run -d "${opts[@]}" "$img" "$@" -r /out/ready --go /out/go \
+			>"$w/$name.run" 2>&1 || return 1
+	else
+		podman create "${opts[@]}" "$img" "$@" -r /out/ready --go /out/go \
+			>"$w/$name.run" 2>&1 &&
+			podman init "$name" >>"$w/$name.run" 2>&1 || return 1
+		pid=$(podman inspect -f '{{.State.Pid}}' "$name")
+		"$pre_start" "$pid" >>"$w/$name.run" 2>&1 &&
+			podman start "$name" >>"$w/$name.run" 2>&1 || return 1
+	fi
 	for ((i = 0; i < limit * 5; i++)); do
 		[ -e "$out/ready" ] && return 0
 		[ "$(podman inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" = true ] ||
@@ -365,6 +378,23 @@ gpu_app_tests() {
 ckpt=$w/ckpt.tar.gz
 [ "$with_gpu_app" = 0 ] || gpu_app_tests
 
+# hip_sem PID: put libhsakmt's semaphore into the /dev/shm of the created
+# container whose process is PID, before its program starts. glibc's
+# sem_open creates a semaphore under a temporary name, maps it and then
+# links it to its real name: a process that creates it keeps a mapping of
+# a file with no name, which criu dumps only with link-remap, and criu
+# 3.17.1 then fails the container's restore while cleaning that up. A
+# semaphore that already exists is opened and mapped by its name. It is
+# made here by rocr_app --make-sem (sem_open, sem_close) and copied in.
+# shellcheck disable=SC2317 # called through pre_start
+hip_sem() {
+	local sem=/dev/shm/sem.hsakmt_semaphore had=
+	[ -e "$sem" ] && had=1
+	"$E2E_BIN/rocr_app" --make-sem || return 1
+	cp -p "$sem" "/proc/$1/root$sem" || return 1
+	[ -n "$had" ] || rm -f "$sem"
+}
+
 # The HIP container: an uninterrupted run, then one checkpointed with its
 # kernel parked half way (4 waves spinning).
 hip_ckpt=$w/hip-ckpt.tar.gz
@@ -373,7 +403,7 @@ hip_tests() {
 	# kfdsim pins userptr pages and counts them against RLIMIT_MEMLOCK
 	# (upstream does not pin them: HMM); ROCr's queues register 20 MiB
 	# of user memory, podman's default limit is 8 MiB.
-	local run_opts=(--ulimit memlock=-1:-1)
+	local run_opts=(--ulimit memlock=-1:-1) pre_start=hip_sem
 	start=$(e2e_ms)
 	if [ "${KFDSIM_CONTAINERS_HIP_RUN:-1}" = 0 ]; then
 		note "KFDSIM_CONTAINERS_HIP_RUN=0: no hip-run"

@@ -294,9 +294,10 @@ TEST_F_TIMEOUT(memcg, cs_ib_copy_is_charged, 300)
 
 /*
  * The CPU time the command processor spends on a process's queues is
- * charged to that process's cgroup (Documentation/command-processor.rst,
- * "CPU time"): each process's queues on a GPU are run by a worker kthread
- * attached to the process's cgroups. The fixture mounts cgroup2, enables
+ * charged to that process's cgroup when the module parameter cp_cgroup is
+ * set (Documentation/command-processor.rst, "CPU time"): each process's
+ * queues on a GPU are run by a worker kthread, then attached to the
+ * process's cgroups. The fixture sets cp_cgroup, mounts cgroup2, enables
  * the cpu controller and makes two cgroups, "lim" with cpu.max "5000
  * 100000" (5 % of one CPU) and "unl" without a limit. A child in each runs
  * an endless loop dispatch for CC_WINDOW_MS: the cgroup's cpu.stat
@@ -310,7 +311,11 @@ TEST_F_TIMEOUT(memcg, cs_ib_copy_is_charged, 300)
 #define CC_WINDOW_MS	2000
 #define CC_SAMPLES	11
 
+#define CC_PARAMS	"/sys/module/kfdsim/parameters"
+
 FIXTURE(cpucg) {
+	char param[4];		/* cp_cgroup before the test: "Y\n" or "N\n" */
+	char msg[256];		/* a child's failure */
 	char root[64];
 	char base[128];
 	char lim[160];
@@ -342,6 +347,11 @@ FIXTURE_SETUP(cpucg)
 	char path[256];
 	int ret;
 
+	ret = kt_read_file(CC_PARAMS "/cp_cgroup", self->param,
+			   sizeof(self->param));
+	ASSERT_EQ(2, ret) TH_LOG("read cp_cgroup: %d", ret);
+	ASSERT_EQ(0, mc_write(CC_PARAMS, "cp_cgroup", "Y"))
+		TH_LOG("set cp_cgroup");
 	ret = cg2_mount(self->root, sizeof(self->root));
 	if (ret == -ENODEV)
 		SKIP(return, "no cgroup2 in this kernel");
@@ -372,6 +382,9 @@ FIXTURE_SETUP(cpucg)
 
 FIXTURE_TEARDOWN(cpucg)
 {
+	/* Back to what it was: "N" unless the user chose otherwise. */
+	if (self->param[0] == 'Y' || self->param[0] == 'N')
+		mc_write(CC_PARAMS, "cp_cgroup", self->param[0] == 'Y' ? "Y" : "N");
 	if (self->opened)
 		kg_close(&self->rt);
 	if (!self->mounted)
@@ -628,6 +641,46 @@ TEST_F_TIMEOUT(cpucg, cp_time_is_charged_and_throttled, 300)
 	ASSERT_EQ(0, kg_queue_free(&q));
 	ASSERT_EQ(0, kg_bo_free(&self->rt, &buf));
 	munmap(lim, 2 * sizeof(*lim));
+}
+
+/*
+ * Without cp_cgroup (the default) the worker stays where kthreads are, so
+ * that criu can dump a container with queues: runc freezes the
+ * container's cgroup and criu gives up on a task there it cannot seize.
+ * A child in "unl" makes a queue; its worker must not be in its cgroup.
+ */
+static int cc_worker_left_out(void *arg, char *msg, size_t len)
+{
+	const char *cg = arg;
+	char mine[512], its[512], path[64];
+	pid_t workers[KT_MAX_GPUS];
+	struct kg_queue q;
+	struct kg_rt rt;
+	int n;
+
+	KT_CHECK(!mc_write(cg, "cgroup.procs", "0"), "join %s: %s", cg,
+		 strerror(errno));
+	KT_CHECK(!kg_open(&rt), "open /dev/kfd");
+	KT_CHECK(!kg_queue_new(&rt, 0, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 1024,
+			       &q), "queue");
+	n = kg_cp_threads(getpid(), workers, KT_MAX_GPUS);
+	KT_CHECK(n == 1, "%d CP workers for one GPU's queue, not 1", n);
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)workers[0]);
+	KT_CHECK(kt_read_file("/proc/self/cgroup", mine, sizeof(mine)) > 0 &&
+		 kt_read_file(path, its, sizeof(its)) > 0,
+		 "read /proc/.../cgroup");
+	KT_CHECK(strcmp(mine, its), "worker in the process's cgroups \"%.100s\"",
+		 mine);
+	KT_CHECK(!kg_queue_free(&q), "free the queue");
+	kg_close(&rt);
+	return 0;
+}
+
+TEST_F_TIMEOUT(cpucg, cp_worker_outside_cgroups_by_default, 120)
+{
+	ASSERT_EQ(0, mc_write(CC_PARAMS, "cp_cgroup", "N"));
+	ASSERT_EQ(0, kt_run_child(cc_worker_left_out, self->unl, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 }
 
 TEST_HARNESS_MAIN

@@ -44,6 +44,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cgroup.h>
+#include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/kfd_ioctl.h>
 #include <linux/kthread.h>
@@ -778,11 +779,48 @@ void kfdsim_cp_fini(struct kfdsim_gpu *gpu)
 }
 
 /*
- * The first queue of @pdd's process on @gpu: start its worker in the
- * cgroups of the calling task (CREATE_QUEUE, or a CRIU RESTORE, both run
- * by the process itself), as vhost attached its worker to its owner's
- * cgroups. The worker is attached before it first runs, so none of its
- * time is charged elsewhere. Called with the process lock held.
+ * Opt-in, because criu cannot dump a container with such a worker in it:
+ * runc freezes the container's cgroup and criu then finds a task there it
+ * cannot seize ("Unseizable non-zombie"). amdkfd has no such thread: a
+ * real GPU's work is charged to nobody's CPU time.
+ */
+static bool cp_cgroup;
+module_param(cp_cgroup, bool, 0644);
+MODULE_PARM_DESC(cp_cgroup,
+		 "Run each process's CP worker in the process's cgroups, so that its CPU time counts against the process's cpu limits; criu can then not dump a container (default: N)");
+
+/*
+ * Move @worker into the cgroups of the calling task. The move is done
+ * with the kernel's credentials: cpuset's can_attach() asks whether the
+ * caller may change the scheduling of the task it moves, and a process in
+ * a container (no CAP_SYS_NICE, fewer capabilities than a kthread) may
+ * not, so with the caller's own credentials every queue of a podman
+ * container failed (EPERM). Putting our own thread under the caller's
+ * limits grants nothing.
+ */
+static int kfdsim_cp_attach(struct task_struct *worker)
+{
+	const struct cred *old;
+	struct cred *kcred;
+	int ret;
+
+	kcred = prepare_kernel_cred(&init_task);
+	if (!kcred)
+		return -ENOMEM;
+	old = override_creds(kcred);
+	ret = cgroup_attach_task_all(current, worker);
+	revert_creds(old);
+	put_cred(kcred);
+	return ret;
+}
+
+/*
+ * The first queue of @pdd's process on @gpu: start its worker, with
+ * cp_cgroup in the cgroups of the calling task (CREATE_QUEUE, or a CRIU
+ * RESTORE, both run by the process itself), as vhost attached its worker
+ * to its owner's cgroups. The worker is attached before it first runs, so
+ * none of its time is charged elsewhere. Called with the process lock
+ * held.
  */
 static struct kfdsim_cp_proc *kfdsim_cp_proc_create(struct kfdsim_gpu *gpu,
 						    struct kfd_process_device *pdd)
@@ -811,7 +849,7 @@ static struct kfdsim_cp_proc *kfdsim_cp_proc_create(struct kfdsim_gpu *gpu,
 			gpu->gpu_id, task_tgid_nr(current), ret);
 		goto err_free;
 	}
-	ret = cgroup_attach_task_all(current, worker);
+	ret = READ_ONCE(cp_cgroup) ? kfdsim_cp_attach(worker) : 0;
 	if (ret) {
 		pr_warn("gpu %u: cannot attach the CP worker of pid %d to its cgroups (%d)\n",
 			gpu->gpu_id, task_tgid_nr(current), ret);
