@@ -68,6 +68,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -433,6 +434,23 @@ static unsigned int kp_rw_split(struct kp_rw_batch *b, unsigned int k,
 	return n;
 }
 
+/*
+ * A thread of ours in criu's master gets an fs_struct (root, cwd, umask)
+ * of its own, a copy of the master's: setns() into a mount namespace
+ * fails with EINVAL while the caller shares it with another thread, and
+ * criu's master joins the restored container's mount namespace to clean
+ * up ghost and link-remap files after the post-restore RPC, before the
+ * RESUME that joins these threads ("mnt: `- Can't switch: Invalid
+ * argument", then "Restoring FAILED", in every podman restore). The
+ * threads reach the images through criu's image directory fd.
+ */
+static void kp_rw_own_fs(const char *who)
+{
+	if (unshare(CLONE_FS))
+		kp_warn("restore workers: %s: unshare(CLONE_FS): %s; criu's master may fail to enter a mount namespace while it runs",
+			who, strerror(errno));
+}
+
 static void *kp_rw_worker(void *arg)
 {
 	struct kp_copy_job jobs[KP_MAX_GPUS];
@@ -442,6 +460,7 @@ static void *kp_rw_worker(void *arg)
 	int ret;
 
 	(void)arg;
+	kp_rw_own_fs("worker");
 	pthread_mutex_lock(&rw.lock);
 	for (;;) {
 		while (!rw.queue && !rw.no_more)
@@ -779,6 +798,7 @@ static void *kp_rw_receiver(void *arg)
 	int c, ret, timeout;
 
 	(void)arg;
+	kp_rw_own_fs("receiver");
 	conns = calloc(KP_RW_MAX_CONNS, sizeof(*conns));
 	fds = calloc(KP_RW_MAX_FDS, sizeof(*fds));
 	m = malloc(sizeof(*m));
