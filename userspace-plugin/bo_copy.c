@@ -116,10 +116,11 @@ static void kp_prof_log(const struct kp_copy_job *j, const char *engine,
 	for (i = 0; i < KP_PROF_PHASES && n < sizeof(line); i++)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
 				      kp_prof_names[i], j->prof.ns[i] / 1000000);
-	kp_info("GPU %u: %s via %s, profile (ms): wall %" PRIu64 ",%s; chunk sums %s",
+	kp_info("GPU %u: %s via %s, profile (ms): wall %" PRIu64 ",%s; chunk sums %s; %" PRIu64 " windows pipelined",
 		j->gpu_id, j->dir == KP_COPY_SAVE ? "save" : "load", engine,
 		wall / 1000000, line,
-		j->chunk ? kp_sum_kind_name(j->sum_kind) : "none (version 1)");
+		j->chunk ? kp_sum_kind_name(j->sum_kind) : "none (version 1)",
+		j->pipe_windows);
 }
 
 /* Move @n bytes out of the job's pipe into @img. 0 or -errno. */
@@ -976,6 +977,7 @@ static int kp_cpu_pipe_window(struct kp_copy_job *j, int img,
 		ret = kp_cpu_staged(j, img, bo, off, p, len, sum);
 		goto out;
 	}
+	j->pipe_windows++;
 	for (k = 0; k < pp.np; k++) {
 		/* save: the piece copied; load: a free buffer. */
 		if (!kp_pipe_wait(&pp, &pp.copied, k, !save))
@@ -1372,6 +1374,7 @@ int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 		jobs[i].ret = 0;
 		jobs[i].classify_threads = classify;
 		jobs[i].cpu_pipe = pipe;
+		jobs[i].pipe_windows = 0;
 		if (i && !pthread_create(&jobs[i].thread, NULL, kp_job_main,
 					 &jobs[i]))
 			threaded[i] = true;

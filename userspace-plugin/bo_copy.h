@@ -156,6 +156,7 @@ struct kp_copy_job {
 	 * budget has no room for its staging buffers.
 	 */
 	bool cpu_pipe;
+	uint64_t pipe_windows;	/* windows the pipeline moved (profile) */
 	uint8_t *stage;		/* staging buffer (kp_stage_alloc()), or NULL */
 	size_t stage_len;
 	/* the pipeline's staging buffers (stage is the first), or 1 */

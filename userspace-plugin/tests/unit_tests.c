@@ -2429,6 +2429,8 @@ static int cp_bo(uint8_t *copy)
  * windows of KFD_MAX_BUFFER_SIZE @budget. Returns kp_copy_run()'s result;
  * *@window the job's window.
  */
+static uint64_t cp_pipelined;	/* windows of cp_run()'s last job */
+
 static int cp_run(int dirfd, const char *name, enum kp_copy_dir dir,
 		  uint32_t chunk, struct kp_copy_bo *bo, bool pipe,
 		  uint64_t budget, uint64_t *window)
@@ -2448,6 +2450,7 @@ static int cp_run(int dirfd, const char *name, enum kp_copy_dir dir,
 	unsetenv("KFD_BO_CPU_PIPE");
 	if (window)
 		*window = j.window;
+	cp_pipelined = j.pipe_windows;
 	return ret;
 }
 
@@ -2500,6 +2503,9 @@ static void test_cpu_pipe(void)
 				      KP_COPY_SAVE, chunks[k], &bo[i], i, 64 << 10,
 				      &window));
 			CHECK(window == (i ? 32U << 10 : 64U << 10));
+			CHECK(cp_pipelined == (i ? 8 : 0));
+			CHECK(strstr(kp_log_last(), i ? "; 8 windows pipelined" :
+						 "; 0 windows pipelined"));
 		}
 		CHECK(cp_same_file(dirfd, "serial.img", "pipe.img"));
 		CHECK(bo[0].checksum == bo[1].checksum &&
@@ -2525,6 +2531,7 @@ static void test_cpu_pipe(void)
 				      KP_COPY_LOAD, chunks[k], &bo[2], !i,
 				      64 << 10, NULL));
 			CHECK(cp_no_leaks(&before));
+			CHECK(cp_pipelined == (i ? 0 : 8));
 			CHECK(same_contents(src, dst, CP_SIZE));
 			close(dst);
 		}
@@ -2532,14 +2539,15 @@ static void test_cpu_pipe(void)
 
 	/*
 	 * An error in the writer (the job's thread): the file size limit
-	 * stops the image at 20000 bytes, in the third window; the copier
-	 * stops too, both are joined, nothing is left open or mapped.
+	 * stops the image at 70000 bytes, in the third window's second
+	 * piece; the copier stops too, both are joined, nothing is left
+	 * open or mapped.
 	 */
 	bo[1].kinds = kinds[1];
 	bo[1].sums = sums[1];
 	CHECK(!getrlimit(RLIMIT_FSIZE, &fsize));
 	small = fsize;
-	small.rlim_cur = 20000;
+	small.rlim_cur = 70000;
 	signal(SIGXFSZ, SIG_IGN);
 	cp_leaks_get(&before);
 	CHECK(!setrlimit(RLIMIT_FSIZE, &small));
@@ -2547,7 +2555,7 @@ static void test_cpu_pipe(void)
 		     64 << 10, NULL);
 	CHECK(!setrlimit(RLIMIT_FSIZE, &fsize));
 	signal(SIGXFSZ, SIG_DFL);
-	CHECK(ret == -EFBIG);
+	CHECK(ret == -EFBIG && cp_pipelined == 3);
 	CHECK(strstr(kp_log_last(), "cannot write image full.img"));
 	CHECK(cp_no_leaks(&before));
 
@@ -2568,6 +2576,7 @@ static void test_cpu_pipe(void)
 	cp_leaks_get(&before);
 	CHECK(cp_run(dirfd, "scanned.img", KP_COPY_SAVE, CH, &bo[1], true,
 		     64 << 10, NULL) == -EIO);
+	CHECK(cp_pipelined == 5);
 	CHECK(strstr(kp_log_last(), "chunk at offset 151552"));
 	CHECK(cp_no_leaks(&before));
 	bo[1].scanned = false;
@@ -2594,6 +2603,7 @@ static void test_cpu_pipe(void)
 	cp_leaks_get(&before);
 	CHECK(cp_run(dirfd, "pipe.img", KP_COPY_LOAD, CH, &bo[2], true,
 		     64 << 10, NULL) == -EIO);
+	CHECK(cp_pipelined == 5);
 	CHECK(strstr(kp_log_last(), "checksum mismatch in its stored chunk at offset 151552"));
 	CHECK(cp_no_leaks(&before));
 	p = mmap(NULL, CP_SIZE, PROT_READ, MAP_SHARED, dst, 0);
@@ -2623,7 +2633,7 @@ static void test_cpu_pipe(void)
 	bo[2].dmabuf_fd = src;
 	CHECK(!cp_run(dirfd, "small.img", KP_COPY_SAVE, CH, &bo[2], true,
 		      48 << 10, &window));
-	CHECK(window == 48U << 10);
+	CHECK(window == 48U << 10 && !cp_pipelined);
 	CHECK(bo[2].stored == CP_SIZE - (CP_NCH + 4) / 5 * CH);
 
 	unsetenv("KFD_BO_CPU_PIECE");
