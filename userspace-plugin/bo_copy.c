@@ -779,62 +779,49 @@ static void kp_pipe_done(struct kp_cpu_pipe *pp, uint64_t *count, uint64_t k,
 }
 
 /*
- * save, the copier's part of a piece: @n bytes at @src (the mapping,
- * window offset @at) into @buf, a chunk (version 1: KP_CPU_STEP bytes)
- * at a time, each classified and summed right after its copy.
+ * The step of a piece's loop at byte @k of its @n (window offset @at):
+ * its chunk *@c and length, a chunk (version 1: KP_CPU_STEP bytes).
  */
-static int kp_pipe_copy_out(struct kp_cpu_pipe *pp, uint8_t *buf,
-			    const uint8_t *src, uint64_t at, size_t n)
+static size_t kp_pipe_step(const struct kp_cpu_pipe *pp, uint64_t at,
+			   size_t k, size_t n, uint64_t *c)
 {
-	struct kp_copy_job *j = pp->j;
-	struct kp_copy_bo *bo = pp->bo;
-	size_t k, clen;
-	uint64_t c, t;
-	int ret;
+	const struct kp_copy_job *j = pp->j;
+	size_t clen;
 
-	for (k = 0; k < n; k += clen) {
-		c = j->chunk ? (pp->off + at + k) / j->chunk : 0;
-		clen = j->chunk ? kp_chunk_len(bo->size, j->chunk, c) :
-				  KP_CPU_STEP;
-		clen = KP_MIN(clen, n - k);
-		t = kp_prof_now();
-		memcpy(buf + k, src + k, clen);
-		t = kp_prof_add(&j->prof, KP_PROF_COPY, t);
-		if (!j->chunk) {
-			kp_sum_update(pp->sum, buf + k, clen);
-			kp_prof_add(&j->prof, KP_PROF_SUM, t);
-			continue;
-		}
-		ret = kp_chunk_save(j, bo, c, buf + k, clen);
-		if (ret)
-			return ret;
-		kp_sum_u64(pp->sum, bo->sums[c]);
-	}
-	return 0;
+	*c = j->chunk ? (pp->off + at + k) / j->chunk : 0;
+	clen = j->chunk ? kp_chunk_len(pp->bo->size, j->chunk, *c) :
+			  KP_CPU_STEP;
+	return KP_MIN(clen, n - k);
 }
 
 /*
- * load, the copier's part of a piece: the chunks of @buf (read as far as
- * they are DATA) filled and checked (kp_chunk_load()), each copied into
- * the mapping at @dst right after its check; version 1: summed.
+ * The copier's part of piece @buf (window offset @at, @n bytes), a chunk
+ * (version 1: KP_CPU_STEP bytes) at a time. save: each copied out of the
+ * mapping, then classified and summed while it is in the cache
+ * (kp_chunk_save()); load: each filled and checked (kp_chunk_load(): the
+ * job's thread read the DATA ones), then copied into the mapping.
  */
-static int kp_pipe_copy_in(struct kp_cpu_pipe *pp, uint8_t *buf,
-			   uint8_t *dst, uint64_t at, size_t n)
+static int kp_pipe_copy(struct kp_cpu_pipe *pp, uint8_t *buf, uint64_t at,
+			size_t n)
 {
 	struct kp_copy_job *j = pp->j;
 	struct kp_copy_bo *bo = pp->bo;
+	bool save = j->dir == KP_COPY_SAVE;
+	uint8_t *map = pp->map + at;
 	size_t k, clen;
 	uint64_t c, t;
 	int ret;
 
 	for (k = 0; k < n; k += clen) {
-		c = j->chunk ? (pp->off + at + k) / j->chunk : 0;
-		clen = j->chunk ? kp_chunk_len(bo->size, j->chunk, c) :
-				  KP_CPU_STEP;
-		clen = KP_MIN(clen, n - k);
+		clen = kp_pipe_step(pp, at, k, n, &c);
 		t = kp_prof_now();
+		if (save) {
+			memcpy(buf + k, map + k, clen);
+			t = kp_prof_add(&j->prof, KP_PROF_COPY, t);
+		}
 		if (j->chunk) {
-			ret = kp_chunk_load(j, bo, c, buf + k, clen);
+			ret = save ? kp_chunk_save(j, bo, c, buf + k, clen) :
+				     kp_chunk_load(j, bo, c, buf + k, clen);
 			if (ret)
 				return ret;
 			kp_sum_u64(pp->sum, bo->sums[c]);
@@ -842,9 +829,11 @@ static int kp_pipe_copy_in(struct kp_cpu_pipe *pp, uint8_t *buf,
 			kp_sum_update(pp->sum, buf + k, clen);
 			kp_prof_add(&j->prof, KP_PROF_SUM, t);
 		}
-		t = kp_prof_now();
-		memcpy(dst + k, buf + k, clen);
-		kp_prof_add(&j->prof, KP_PROF_COPY, t);
+		if (!save) {
+			t = kp_prof_now();
+			memcpy(map + k, buf + k, clen);
+			kp_prof_add(&j->prof, KP_PROF_COPY, t);
+		}
 	}
 	return 0;
 }
@@ -863,8 +852,7 @@ static void *kp_pipe_copier(void *arg)
 		if (!kp_pipe_wait(pp, &pp->moved, k, save))
 			break;
 		buf = kp_pipe_piece(pp, k, &at, &n);
-		ret = save ? kp_pipe_copy_out(pp, buf, pp->map + at, at, n) :
-			     kp_pipe_copy_in(pp, buf, pp->map + at, at, n);
+		ret = kp_pipe_copy(pp, buf, at, n);
 		kp_pipe_done(pp, &pp->copied, k, ret);
 		if (ret)
 			break;
@@ -892,8 +880,7 @@ static int kp_pipe_write(struct kp_cpu_pipe *pp, int img, const uint8_t *buf,
 		return ret;
 	}
 	for (k = 0; k < n; k += clen) {
-		c = (pp->off + at + k) / j->chunk;
-		clen = KP_MIN(kp_chunk_len(bo->size, j->chunk, c), n - k);
+		clen = kp_pipe_step(pp, at, k, n, &c);
 		if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA) {
 			if (!run)
 				run_at = k;
@@ -936,8 +923,7 @@ static int kp_pipe_read(struct kp_cpu_pipe *pp, int img, uint8_t *buf,
 		return -EIO;
 	}
 	for (k = 0; k < n; k += clen) {
-		c = (pp->off + at + k) / j->chunk;
-		clen = KP_MIN(kp_chunk_len(bo->size, j->chunk, c), n - k);
+		clen = kp_pipe_step(pp, at, k, n, &c);
 		if (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA)
 			continue;
 		for (run = 0, d = c; k + run < n &&
