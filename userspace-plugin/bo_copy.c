@@ -1246,14 +1246,15 @@ bool kp_cpu_pipe_from_env(unsigned int njobs)
 {
 	const char *s = getenv("KFD_BO_CPU_PIPE");
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	bool def = njobs && cpus >= 2 * (long)njobs;
 
-	if (!s)
-		return def;
-	if (!strcmp(s, "0") || !strcmp(s, "1"))
-		return *s == '1';
-	kp_warn("KFD_BO_CPU_PIPE=\"%s\" is not 0 or 1; using %d", s, def);
-	return def;
+	if (!s || !strcmp(s, "0"))
+		return false;
+	if (!strcmp(s, "1"))
+		return true;
+	if (!strcasecmp(s, "auto"))
+		return njobs && cpus >= 2 * (long)njobs;
+	kp_warn("KFD_BO_CPU_PIPE=\"%s\" is not 0, 1 or auto; using 0", s);
+	return false;
 }
 
 /*
@@ -1273,17 +1274,19 @@ static void kp_cpu_stage_setup(struct kp_copy_job *j)
 			e, KP_CPU_PIECE >> 10);
 		piece = KP_CPU_PIECE;
 	}
-	if (j->cpu_pipe) {
+	/* As kp_stage_alloc_n() rounds it: whole chunks. */
+	if (j->chunk)
+		piece = KP_MAX(piece / j->chunk, 1) * j->chunk;
+	bufs = KP_CPU_BUFS * piece;
+	if (j->cpu_pipe && j->window >= bufs + 2 * piece) {
 		kp_stage_alloc_n(j, KP_CPU_BUFS, (size_t)piece);
-		bufs = (uint64_t)j->stage_bufs * j->stage_len;
-		if (j->stage_bufs > 1 && j->window >= bufs + 2 * j->stage_len) {
+		if (j->stage_bufs > 1) {
 			j->window -= bufs;
 			kp_debug("GPU %u: cpu pipeline, %u staging buffers of %zu bytes, windows of %" PRIu64 " bytes",
 				 j->gpu_id, j->stage_bufs, j->stage_len,
 				 j->window);
 			return;
 		}
-		kp_stage_free(j);
 	}
 	kp_stage_alloc(j);
 }

@@ -222,8 +222,9 @@ void kp_stage_free(struct kp_copy_job *j);
 
 /*
  * Whether the cpu engine pipelines its windows, for @njobs jobs at once:
- * KFD_BO_CPU_PIPE=0 or 1, else 1 where the machine has at least two
- * online CPUs per job (sysconf).
+ * KFD_BO_CPU_PIPE=1 yes, auto where the machine has at least two online
+ * CPUs per job (sysconf), 0 or unset no (a loaded-host bench measured
+ * the pipeline slower: Documentation/benchmarks.rst).
  */
 bool kp_cpu_pipe_from_env(unsigned int njobs);
 
