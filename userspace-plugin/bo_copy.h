@@ -223,8 +223,8 @@ void kp_stage_free(struct kp_copy_job *j);
 /*
  * Whether the cpu engine pipelines its windows, for @njobs jobs at once:
  * KFD_BO_CPU_PIPE=1 yes, auto where the machine has at least two online
- * CPUs per job (sysconf), 0 or unset no (a loaded-host bench measured
- * the pipeline slower: Documentation/benchmarks.rst).
+ * CPUs per job (sysconf), 0 or unset no (benches in the TCG guest
+ * measured the pipeline slower: Documentation/benchmarks.rst).
  */
 bool kp_cpu_pipe_from_env(unsigned int njobs);
 
