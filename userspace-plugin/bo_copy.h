@@ -222,9 +222,8 @@ void kp_stage_free(struct kp_copy_job *j);
 
 /*
  * Whether the cpu engine pipelines its windows, for @njobs jobs at once:
- * KFD_BO_CPU_PIPE=1 yes, auto where the machine has at least two online
- * CPUs per job (sysconf), 0 or unset no (benches in the TCG guest
- * measured the pipeline slower: Documentation/benchmarks.rst).
+ * KFD_BO_CPU_PIPE=0 or 1, else (auto) where the machine has at least two
+ * online CPUs per job (sysconf).
  */
 bool kp_cpu_pipe_from_env(unsigned int njobs);
 
