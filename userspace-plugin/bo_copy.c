@@ -116,10 +116,11 @@ static void kp_prof_log(const struct kp_copy_job *j, const char *engine,
 	for (i = 0; i < KP_PROF_PHASES && n < sizeof(line); i++)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
 				      kp_prof_names[i], j->prof.ns[i] / 1000000);
-	kp_info("GPU %u: %s via %s, profile (ms): wall %" PRIu64 ",%s; chunk sums %s",
+	kp_info("GPU %u: %s via %s, profile (ms): wall %" PRIu64 ",%s; chunk sums %s; %" PRIu64 " windows pipelined",
 		j->gpu_id, j->dir == KP_COPY_SAVE ? "save" : "load", engine,
 		wall / 1000000, line,
-		j->chunk ? kp_sum_kind_name(j->sum_kind) : "none (version 1)");
+		j->chunk ? kp_sum_kind_name(j->sum_kind) : "none (version 1)",
+		j->pipe_windows);
 }
 
 /* Move @n bytes out of the job's pipe into @img. 0 or -errno. */
@@ -696,6 +697,295 @@ static int kp_cpu_staged(struct kp_copy_job *j, int img, struct kp_copy_bo *bo,
 	return ret;
 }
 
+/*
+ * The pipelined cpu engine (issue #23): a window's pieces go through the
+ * job's staging buffers (j->stage_buf[], piece k in buffer k modulo
+ * j->stage_bufs) between two threads, so that the memcpy and the sums
+ * of one piece run while the image I/O of another does:
+ *   save  the copier memcpys piece k out of the mapping a chunk at a
+ *         time and classifies each chunk while it is in the cache
+ *         (kp_chunk_save()), while the job's thread writes piece k - 1's
+ *         DATA chunks to the image;
+ *   load  the job's thread reads piece k's DATA chunks from the image
+ *         while the copier fills and checks piece k - 1's chunks
+ *         (kp_chunk_load(): a bad sum fails the window before its bytes
+ *         reach the BO) and memcpys them into the mapping.
+ * Each piece's sums go to the BO's sum in order (only the copier adds
+ * to it), so the image and the checksums are those of kp_cpu_staged().
+ * @copied counts the pieces the copier is done with, @moved those the
+ * job's thread wrote (save) or read (load); a buffer is free for piece k
+ * once piece k - stage_bufs is done on both sides. The first error of
+ * either thread (@err) stops both; the job's thread joins the copier.
+ * Phases: the copier adds to copy, sum and fill only, the job's thread
+ * to io only (distinct counters: no lock).
+ */
+struct kp_cpu_pipe {
+	struct kp_copy_job *j;
+	struct kp_copy_bo *bo;
+	struct kp_sum *sum;
+	uint8_t *map;		/* the window's mapping */
+	uint64_t off;		/* the window's offset in the BO */
+	size_t len;		/* its bytes */
+	size_t piece;		/* bytes per piece (whole chunks) */
+	uint64_t np;		/* pieces */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t copied;	/* under lock */
+	uint64_t moved;		/* under lock */
+	int err;		/* under lock */
+};
+
+/* Bytes per step of the copier's memcpy of a version 1 image's piece. */
+#define KP_CPU_STEP	(64U << 10)
+
+/* Piece @k: its staging buffer, offset in the window and length. */
+static uint8_t *kp_pipe_piece(const struct kp_cpu_pipe *pp, uint64_t k,
+			      uint64_t *at, size_t *n)
+{
+	*at = k * pp->piece;
+	*n = (size_t)KP_MIN((uint64_t)pp->piece, pp->len - *at);
+	return pp->j->stage_buf[k % pp->j->stage_bufs];
+}
+
+/*
+ * Wait until *@count > @k (@k is ready) or, with @free, until piece @k
+ * has a free buffer (*@count + stage_bufs > @k). false: stop, an error.
+ */
+static bool kp_pipe_wait(struct kp_cpu_pipe *pp, const uint64_t *count,
+			 uint64_t k, bool free)
+{
+	uint64_t ahead = free ? pp->j->stage_bufs : 0;
+	bool go;
+
+	pthread_mutex_lock(&pp->lock);
+	while (!pp->err && *count + ahead <= k)
+		pthread_cond_wait(&pp->cond, &pp->lock);
+	go = !pp->err;
+	pthread_mutex_unlock(&pp->lock);
+	return go;
+}
+
+/* Piece @k is done on one side (*@count), or that side failed (@ret). */
+static void kp_pipe_done(struct kp_cpu_pipe *pp, uint64_t *count, uint64_t k,
+			 int ret)
+{
+	pthread_mutex_lock(&pp->lock);
+	if (ret && !pp->err)
+		pp->err = ret;
+	else if (!ret)
+		*count = k + 1;
+	pthread_cond_broadcast(&pp->cond);
+	pthread_mutex_unlock(&pp->lock);
+}
+
+/*
+ * The step of a piece's loop at byte @k of its @n (window offset @at):
+ * its chunk *@c and length, a chunk (version 1: KP_CPU_STEP bytes).
+ */
+static size_t kp_pipe_step(const struct kp_cpu_pipe *pp, uint64_t at,
+			   size_t k, size_t n, uint64_t *c)
+{
+	const struct kp_copy_job *j = pp->j;
+	size_t clen;
+
+	*c = j->chunk ? (pp->off + at + k) / j->chunk : 0;
+	clen = j->chunk ? kp_chunk_len(pp->bo->size, j->chunk, *c) :
+			  KP_CPU_STEP;
+	return KP_MIN(clen, n - k);
+}
+
+/*
+ * The copier's part of piece @buf (window offset @at, @n bytes). save:
+ * one memcpy of the piece out of the mapping, then each chunk (version 1:
+ * KP_CPU_STEP bytes) classified and summed (kp_chunk_save()); load: each
+ * chunk filled and checked (kp_chunk_load(): the job's thread read the
+ * DATA ones), then one memcpy of the piece into the mapping. One memcpy
+ * per piece, not per chunk: 64 KiB memcpys from the copier made the
+ * guest's copy 3.7 times slower (Documentation/benchmarks.rst).
+ */
+static int kp_pipe_copy(struct kp_cpu_pipe *pp, uint8_t *buf, uint64_t at,
+			size_t n)
+{
+	struct kp_copy_job *j = pp->j;
+	struct kp_copy_bo *bo = pp->bo;
+	bool save = j->dir == KP_COPY_SAVE;
+	uint8_t *map = pp->map + at;
+	size_t k, clen;
+	uint64_t c, t;
+	int ret;
+
+	t = kp_prof_now();
+	if (save) {
+		memcpy(buf, map, n);
+		kp_prof_add(&j->prof, KP_PROF_COPY, t);
+	}
+	for (k = 0; k < n; k += clen) {
+		clen = kp_pipe_step(pp, at, k, n, &c);
+		t = kp_prof_now();
+		if (j->chunk) {
+			ret = save ? kp_chunk_save(j, bo, c, buf + k, clen) :
+				     kp_chunk_load(j, bo, c, buf + k, clen);
+			if (ret)
+				return ret;
+			kp_sum_u64(pp->sum, bo->sums[c]);
+		} else {
+			kp_sum_update(pp->sum, buf + k, clen);
+			kp_prof_add(&j->prof, KP_PROF_SUM, t);
+		}
+	}
+	if (!save) {
+		t = kp_prof_now();
+		memcpy(map, buf, n);
+		kp_prof_add(&j->prof, KP_PROF_COPY, t);
+	}
+	return 0;
+}
+
+static void *kp_pipe_copier(void *arg)
+{
+	struct kp_cpu_pipe *pp = arg;
+	bool save = pp->j->dir == KP_COPY_SAVE;
+	uint64_t k, at;
+	uint8_t *buf;
+	size_t n;
+	int ret;
+
+	for (k = 0; k < pp->np; k++) {
+		/* save: a free buffer; load: the piece read. */
+		if (!kp_pipe_wait(pp, &pp->moved, k, save))
+			break;
+		buf = kp_pipe_piece(pp, k, &at, &n);
+		ret = kp_pipe_copy(pp, buf, at, n);
+		kp_pipe_done(pp, &pp->copied, k, ret);
+		if (ret)
+			break;
+	}
+	return NULL;
+}
+
+/* save: the DATA chunks of piece @buf (window offset @at), in runs. */
+static int kp_pipe_write(struct kp_cpu_pipe *pp, int img, const uint8_t *buf,
+			 uint64_t at, size_t n)
+{
+	struct kp_copy_job *j = pp->j;
+	struct kp_copy_bo *bo = pp->bo;
+	size_t k, clen, run = 0, run_at = 0;
+	uint64_t c, t;
+	int ret;
+
+	if (!j->chunk) {
+		t = kp_prof_now();
+		ret = kp_img_write(j, img, buf, n);
+		kp_prof_add(&j->prof, KP_PROF_IO, t);
+		if (ret)
+			kp_err("cannot write image %s: %s", j->image,
+			       strerror(-ret));
+		return ret;
+	}
+	for (k = 0; k < n; k += clen) {
+		clen = kp_pipe_step(pp, at, k, n, &c);
+		if (bo->kinds[c] == KFD_CHUNK__KFD_CHUNK_DATA) {
+			if (!run)
+				run_at = k;
+			run += clen;
+			continue;
+		}
+		ret = kp_run_write(j, img, bo, buf + run_at, run);
+		run = 0;
+		if (ret)
+			return ret;
+	}
+	return kp_run_write(j, img, bo, buf + run_at, run);
+}
+
+/* load: the DATA chunks of piece @buf (window offset @at), in runs. */
+static int kp_pipe_read(struct kp_cpu_pipe *pp, int img, uint8_t *buf,
+			uint64_t at, size_t n)
+{
+	struct kp_copy_job *j = pp->j;
+	const struct kp_copy_bo *bo = pp->bo;
+	size_t k, clen, run;
+	uint64_t c, d, t;
+	ssize_t got;
+	int ret;
+
+	if (!j->chunk) {
+		t = kp_prof_now();
+		got = kp_read_all(img, buf, n);
+		kp_prof_add(&j->prof, KP_PROF_IO, t);
+		if (got >= 0 && (size_t)got == n)
+			return 0;
+		if (got < 0) {
+			kp_err("cannot read image %s: %s", j->image,
+			       strerror((int)-got));
+			return (int)got;
+		}
+		kp_err("image %s is truncated: BO 0x%" PRIx64 " lacks %" PRIu64 " of its %" PRIu64 " bytes",
+		       j->image, bo->addr, bo->size - pp->off - at - got,
+		       bo->size);
+		return -EIO;
+	}
+	for (k = 0; k < n; k += clen) {
+		clen = kp_pipe_step(pp, at, k, n, &c);
+		if (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA)
+			continue;
+		for (run = 0, d = c; k + run < n &&
+		     bo->kinds[d] == KFD_CHUNK__KFD_CHUNK_DATA; d++)
+			run += KP_MIN(kp_chunk_len(bo->size, j->chunk, d),
+				      n - k - run);
+		ret = kp_run_read(j, img, bo, c, buf + k, run);
+		if (ret)
+			return ret;
+		clen = run;
+	}
+	return 0;
+}
+
+static int kp_cpu_pipe_window(struct kp_copy_job *j, int img,
+			      struct kp_copy_bo *bo, uint64_t off, uint8_t *p,
+			      size_t len, struct kp_sum *sum)
+{
+	struct kp_cpu_pipe pp = {
+		.j = j, .bo = bo, .sum = sum, .map = p, .off = off,
+		.len = len, .piece = j->stage_len,
+	};
+	bool save = j->dir == KP_COPY_SAVE;
+	pthread_t copier;
+	uint64_t k, at;
+	uint8_t *buf;
+	size_t n;
+	int ret;
+
+	pp.np = (len + pp.piece - 1) / pp.piece;
+	pthread_mutex_init(&pp.lock, NULL);
+	pthread_cond_init(&pp.cond, NULL);
+	ret = pthread_create(&copier, NULL, kp_pipe_copier, &pp);
+	if (ret) {
+		kp_debug("GPU %u: no copier thread (%s): one thread moves the window",
+			 j->gpu_id, strerror(ret));
+		ret = kp_cpu_staged(j, img, bo, off, p, len, sum);
+		goto out;
+	}
+	j->pipe_windows++;
+	for (k = 0; k < pp.np; k++) {
+		/* save: the piece copied; load: a free buffer. */
+		if (!kp_pipe_wait(&pp, &pp.copied, k, !save))
+			break;
+		buf = kp_pipe_piece(&pp, k, &at, &n);
+		ret = save ? kp_pipe_write(&pp, img, buf, at, n) :
+			     kp_pipe_read(&pp, img, buf, at, n);
+		kp_pipe_done(&pp, &pp.moved, k, ret);
+		if (ret)
+			break;
+	}
+	pthread_join(copier, NULL);
+	ret = pp.err;
+out:
+	pthread_cond_destroy(&pp.cond);
+	pthread_mutex_destroy(&pp.lock);
+	return ret;
+}
+
 /* The CPU engine: one window through a mapping of the BO's dma-buf. */
 static int kp_cpu_window(void *ctx, int img, struct kp_copy_bo *bo,
 			 uint64_t off, size_t len, struct kp_sum *sum)
@@ -728,8 +1018,12 @@ static int kp_cpu_window(void *ctx, int img, struct kp_copy_bo *bo,
 		kp_touch_pages(p, len, j->dir == KP_COPY_LOAD);
 		kp_prof_add(&j->prof, KP_PROF_TOUCH, t);
 	}
-	ret = j->stage ? kp_cpu_staged(j, img, bo, off, p, len, sum) :
-			 kp_copy_image_io(j, img, bo, off, p, len, sum);
+	if (j->stage_bufs > 1 && len > j->stage_len)
+		ret = kp_cpu_pipe_window(j, img, bo, off, p, len, sum);
+	else if (j->stage)
+		ret = kp_cpu_staged(j, img, bo, off, p, len, sum);
+	else
+		ret = kp_copy_image_io(j, img, bo, off, p, len, sum);
 	t = kp_prof_now();
 	if (kp_dmabuf_sync(j, bo->dmabuf_fd, false) && !ret) {
 		kp_err("BO 0x%" PRIx64 " (GPU %u): DMA_BUF_IOCTL_SYNC end failed",
@@ -906,11 +1200,15 @@ int kp_copy_walk(struct kp_copy_job *j, const struct kp_copy_ops *ops,
 /* The staging buffer sits KP_STAGE_ALIGN / 2 past such a boundary. */
 #define KP_STAGE_ALIGN	4096
 
-void kp_stage_alloc(struct kp_copy_job *j)
+void kp_stage_alloc_n(struct kp_copy_job *j, unsigned int n, size_t piece)
 {
-	/* Staging pieces: whole chunks, about KP_IO_RUN bytes. */
-	j->stage_len = j->chunk ? KP_MAX(KP_IO_RUN / j->chunk, 1) * j->chunk :
-				  KP_IO_RUN;
+	size_t stride;
+	unsigned int i;
+
+	n = KP_MAX(KP_MIN(n, (unsigned int)KP_CPU_BUFS), 1U);
+	/* Staging pieces: whole chunks, about @piece bytes. */
+	j->stage_len = j->chunk ? KP_MAX(piece / j->chunk, 1) * j->chunk :
+				  piece;
 	/*
 	 * Half a page off a page boundary: glibc's memcpy copies a piece this
 	 * large backwards when destination and source are (nearly) equal
@@ -919,17 +1217,81 @@ void kp_stage_alloc(struct kp_copy_job *j)
 	 * it (as TTM's does), so a backward copy out of a fresh mapping takes
 	 * a fault per page: 3-5 times slower dumps in the guest (issue #23).
 	 */
-	j->stage_mem = aligned_alloc(KP_STAGE_ALIGN,
-				     j->stage_len + KP_STAGE_ALIGN);
-	j->stage = j->stage_mem ?
-		   (uint8_t *)j->stage_mem + KP_STAGE_ALIGN / 2 : NULL;
+	stride = (j->stage_len + KP_STAGE_ALIGN - 1) / KP_STAGE_ALIGN *
+		 KP_STAGE_ALIGN + KP_STAGE_ALIGN;
+	j->stage_mem = aligned_alloc(KP_STAGE_ALIGN, stride * n);
+	j->stage_bufs = j->stage_mem ? n : 0;
+	for (i = 0; i < KP_CPU_BUFS; i++)
+		j->stage_buf[i] = i < j->stage_bufs ?
+				  (uint8_t *)j->stage_mem + i * stride +
+				  KP_STAGE_ALIGN / 2 : NULL;
+	j->stage = j->stage_buf[0];
+}
+
+void kp_stage_alloc(struct kp_copy_job *j)
+{
+	kp_stage_alloc_n(j, 1, KP_IO_RUN);
 }
 
 void kp_stage_free(struct kp_copy_job *j)
 {
+	unsigned int i;
+
 	free(j->stage_mem);
 	j->stage_mem = NULL;
 	j->stage = NULL;
+	for (i = 0; i < KP_CPU_BUFS; i++)
+		j->stage_buf[i] = NULL;
+	j->stage_bufs = 0;
+}
+
+bool kp_cpu_pipe_from_env(unsigned int njobs)
+{
+	const char *s = getenv("KFD_BO_CPU_PIPE");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	bool def = njobs && cpus >= 2 * (long)njobs;
+
+	if (!s || !strcasecmp(s, "auto"))
+		return def;
+	if (!strcmp(s, "0") || !strcmp(s, "1"))
+		return *s == '1';
+	kp_warn("KFD_BO_CPU_PIPE=\"%s\" is not 0, 1 or auto; using auto", s);
+	return def;
+}
+
+/*
+ * The cpu engine's staging buffers: KP_CPU_BUFS pieces of KP_CPU_PIECE
+ * bytes (KFD_BO_CPU_PIECE) for the pipeline, taken off the job's window
+ * so that the mapping and the buffers stay within its share of
+ * KFD_MAX_BUFFER_SIZE, if the window keeps at least two pieces; else the
+ * one 1 MiB buffer of the serial path (as before the pipeline).
+ */
+static void kp_cpu_stage_setup(struct kp_copy_job *j)
+{
+	const char *e = getenv("KFD_BO_CPU_PIECE");
+	uint64_t piece = KP_CPU_PIECE, bufs;
+
+	if (e && (kp_parse_size(e, &piece) || !piece || piece > (1U << 30))) {
+		kp_warn("KFD_BO_CPU_PIECE=\"%s\" is not a size from 1 byte to 1 GiB; using %u KiB",
+			e, KP_CPU_PIECE >> 10);
+		piece = KP_CPU_PIECE;
+	}
+	/* As kp_stage_alloc_n() rounds it: whole chunks. */
+	if (j->chunk)
+		piece = KP_MAX(piece / j->chunk, 1) * j->chunk;
+	bufs = KP_CPU_BUFS * piece;
+	if (j->cpu_pipe && j->window >= bufs + 2 * piece) {
+		kp_stage_alloc_n(j, KP_CPU_BUFS, (size_t)piece);
+		if (j->stage_bufs > 1) {
+			j->window -= bufs;
+			kp_debug("GPU %u: cpu pipeline, %u staging buffers of %zu bytes, windows of %" PRIu64 " bytes",
+				 j->gpu_id, j->stage_bufs, j->stage_len,
+				 j->window);
+			return;
+		}
+	}
+	kp_stage_alloc(j);
 }
 
 static void *kp_job_main(void *arg)
@@ -961,7 +1323,7 @@ static void *kp_job_main(void *arg)
 	memset(j->prof.ns, 0, sizeof(j->prof.ns));
 	t0 = kp_prof_now();
 	if (j->nbos)
-		kp_stage_alloc(j);
+		kp_cpu_stage_setup(j);
 	j->ret = kp_copy_walk(j, &kp_cpu_ops, j);
 	kp_stage_free(j);
 	if (!j->ret && j->nbos)
@@ -975,12 +1337,13 @@ int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 	uint64_t page = kp_page_size(), window;
 	const char *prof = getenv("KFD_PLUGIN_PROFILE");
 	unsigned int i, classify;
-	bool *threaded;
+	bool *threaded, pipe;
 	int ret = 0;
 
 	if (!njobs)
 		return 0;
 	classify = kp_classify_threads_from_env(njobs);
+	pipe = kp_cpu_pipe_from_env(njobs);
 	window = max_buffer / njobs / page * page;
 	if (window < page)
 		window = page;
@@ -1002,6 +1365,8 @@ int kp_copy_run(struct kp_copy_job *jobs, unsigned int njobs,
 		jobs[i].prof.touch = prof && !strcmp(prof, "1");
 		jobs[i].ret = 0;
 		jobs[i].classify_threads = classify;
+		jobs[i].cpu_pipe = pipe;
+		jobs[i].pipe_windows = 0;
 		if (i && !pthread_create(&jobs[i].thread, NULL, kp_job_main,
 					 &jobs[i]))
 			threaded[i] = true;

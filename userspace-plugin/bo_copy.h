@@ -26,6 +26,14 @@
 
 #define KP_DEFAULT_BUFFER_SIZE	(64ULL << 20)
 
+/*
+ * The cpu engine's pipeline (kp_cpu_pipe_window()): staging buffers of
+ * KP_CPU_PIECE bytes (whole chunks), KP_CPU_BUFS of them per job, all
+ * counted against the job's share of KFD_MAX_BUFFER_SIZE.
+ */
+#define KP_CPU_BUFS		2
+#define KP_CPU_PIECE		(1U << 20)
+
 struct kp_copy_bo {
 	uint64_t addr;		/* GPU VA, for messages */
 	uint64_t size;
@@ -142,9 +150,19 @@ struct kp_copy_job {
 	uint64_t window;	/* a multiple of chunk */
 	uint64_t zero_sum;	/* of a whole zero chunk */
 	struct kp_copy_prof prof;
+	/*
+	 * cpu engine: move a window's pieces in a pipeline of two threads
+	 * (kp_cpu_pipe_from_env()); kp_job_main() turns it off where the
+	 * budget has no room for its staging buffers.
+	 */
+	bool cpu_pipe;
+	uint64_t pipe_windows;	/* windows the pipeline moved (profile) */
 	uint8_t *stage;		/* staging buffer (kp_stage_alloc()), or NULL */
 	size_t stage_len;
-	void *stage_mem;	/* its allocation (stage is inside it) */
+	/* the pipeline's staging buffers (stage is the first), or 1 */
+	uint8_t *stage_buf[KP_CPU_BUFS];
+	unsigned int stage_bufs;
+	void *stage_mem;	/* their allocation (they are inside it) */
 	/*
 	 * save: the pipe the image writes go through (kp_img_write()),
 	 * when @splice; set up by kp_copy_walk().
@@ -194,10 +212,20 @@ int kp_copy_image_io(struct kp_copy_job *j, int img,
 /*
  * The job's staging buffer (stage, stage_len: whole chunks, about 1 MiB,
  * placed so that glibc's memcpy out of a mapping runs forward), or NULL
- * stage if there is no memory for it; and its release.
+ * stage if there is no memory for it; and its release. kp_stage_alloc_n():
+ * @n (at most KP_CPU_BUFS) such buffers of about @piece bytes each
+ * (stage_buf[], stage_bufs; stage is the first).
  */
 void kp_stage_alloc(struct kp_copy_job *j);
+void kp_stage_alloc_n(struct kp_copy_job *j, unsigned int n, size_t piece);
 void kp_stage_free(struct kp_copy_job *j);
+
+/*
+ * Whether the cpu engine pipelines its windows, for @njobs jobs at once:
+ * KFD_BO_CPU_PIPE=0 or 1, else (auto) where the machine has at least two
+ * online CPUs per job (sysconf).
+ */
+bool kp_cpu_pipe_from_env(unsigned int njobs);
 
 /*
  * Write @len bytes at @p to the pages image @img of a save job: vmsplice()

@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/stat.h>
@@ -2362,6 +2363,284 @@ static void test_classify_threads(void)
 	CHECK(kp_classify_threads_from_env(1u << 20) == 1);
 }
 
+/* ---- the cpu engine's pipeline (kp_cpu_pipe_window()) ---- */
+
+#define CP_PIECE	(4 * CH)	/* KFD_BO_CPU_PIECE of these tests */
+#define CP_NCH		62		/* chunks of the BO, the last partial */
+#define CP_SIZE		((CP_NCH - 1) * CH + 100)
+
+/* Entries of a /proc/self directory or lines of a /proc/self file. */
+static int proc_count(const char *path, bool lines)
+{
+	char cmd[128], out[32];
+	FILE *f;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), lines ? "wc -l < %s" : "ls %s | wc -l",
+		 path);
+	f = popen(cmd, "r");
+	if (f && fgets(out, sizeof(out), f))
+		n = atoi(out);
+	if (f)
+		pclose(f);
+	return n;
+}
+
+struct cp_leaks {
+	int fds, tasks, maps;
+};
+
+static void cp_leaks_get(struct cp_leaks *l)
+{
+	l->fds = count_fds();
+	l->tasks = proc_count("/proc/self/task", false);
+	l->maps = proc_count("/proc/self/maps", true);
+}
+
+/* Nothing left behind since @before: fds, threads, mappings. */
+static bool cp_no_leaks(const struct cp_leaks *before)
+{
+	struct cp_leaks now;
+
+	cp_leaks_get(&now);
+	return now.fds == before->fds && now.tasks == before->tasks &&
+	       now.maps == before->maps;
+}
+
+/* The test BO's bytes: every fifth chunk zero, the others not. */
+static int cp_bo(uint8_t *copy)
+{
+	int fd = fake_bo(CP_SIZE, 3);
+	uint8_t *p;
+	unsigned int c;
+
+	p = mmap(NULL, CP_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		exit(2);
+	for (c = 0; c < CP_NCH; c += 5)
+		memset(p + c * CH, 0, kp_chunk_len(CP_SIZE, CH, c));
+	memcpy(copy, p, CP_SIZE);
+	munmap(p, CP_SIZE);
+	return fd;
+}
+
+/*
+ * One job over @bo (image @name in @dirfd), the pipeline on or off, in
+ * windows of KFD_MAX_BUFFER_SIZE @budget. Returns kp_copy_run()'s result;
+ * *@window the job's window.
+ */
+static uint64_t cp_pipelined;	/* windows of cp_run()'s last job */
+
+static int cp_run(int dirfd, const char *name, enum kp_copy_dir dir,
+		  uint32_t chunk, struct kp_copy_bo *bo, bool pipe,
+		  uint64_t budget, uint64_t *window)
+{
+	struct kp_copy_job j = {
+		.dir = dir, .gpu_id = 4444, .nbos = 1, .bos = bo,
+		.no_sync = true, .chunk = chunk, .sum_kind = KP_SUM_XXH64,
+		.mode = KP_COPY_CPU,
+	};
+	int ret;
+
+	setenv("KFD_BO_CPU_PIPE", pipe ? "1" : "0", 1);
+	kp_set_image_dir(dirfd);
+	snprintf(j.image, sizeof(j.image), "%s", name);
+	ret = kp_copy_run(&j, 1, budget);
+	kp_set_image_dir(AT_FDCWD);
+	unsetenv("KFD_BO_CPU_PIPE");
+	if (window)
+		*window = j.window;
+	cp_pipelined = j.pipe_windows;
+	return ret;
+}
+
+static bool cp_same_file(int dirfd, const char *a, const char *b)
+{
+	size_t alen = 0, blen = 1;
+	uint8_t *pa = read_file_at(dirfd, a, &alen);
+	uint8_t *pb = read_file_at(dirfd, b, &blen);
+	bool same = pa && pb && alen == blen && !memcmp(pa, pb, alen);
+
+	free(pa);
+	free(pb);
+	return same;
+}
+
+static void test_cpu_pipe(void)
+{
+	static uint8_t kinds[3][CP_NCH], src_bytes[CP_SIZE];
+	static uint64_t sums[3][CP_NCH];
+	static const uint32_t chunks[] = { CH, 0 };
+	struct kp_copy_bo bo[3];
+	struct cp_leaks before;
+	struct rlimit fsize, small;
+	uint64_t window, c, off;
+	uint8_t byte, *p;
+	unsigned int i, k;
+	int src, dst, dirfd, fd, ret;
+
+	dirfd = open_dir("cpu_pipe");
+	src = cp_bo(src_bytes);
+	setenv("KFD_BO_CPU_PIECE", "16K", 1);
+
+	/*
+	 * Chunked (sparse: zero chunks not stored) and version 1 images:
+	 * the serial path's image and the pipeline's (8 windows of 2
+	 * pieces, the budget of 64 KiB less the two staging buffers) are the
+	 * same bytes with the same chunk map and sums; each restores with
+	 * the other path.
+	 */
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < 2; i++) {
+			bo[i] = (struct kp_copy_bo){
+				.addr = BO_VA, .size = CP_SIZE,
+				.dmabuf_fd = src, .kinds = kinds[i],
+				.sums = sums[i],
+			};
+			memset(kinds[i], 0xff, CP_NCH);
+			memset(sums[i], 0xa5, sizeof(sums[i]));
+			CHECK(!cp_run(dirfd, i ? "pipe.img" : "serial.img",
+				      KP_COPY_SAVE, chunks[k], &bo[i], i, 64 << 10,
+				      &window));
+			CHECK(window == (i ? 32U << 10 : 64U << 10));
+			CHECK(cp_pipelined == (i ? 8 : 0));
+			CHECK(strstr(kp_log_last(), i ? "; 8 windows pipelined" :
+						 "; 0 windows pipelined"));
+		}
+		CHECK(cp_same_file(dirfd, "serial.img", "pipe.img"));
+		CHECK(bo[0].checksum == bo[1].checksum &&
+		      bo[0].stored == bo[1].stored);
+		if (chunks[k]) {
+			CHECK(!memcmp(kinds[0], kinds[1], CP_NCH) &&
+			      !memcmp(sums[0], sums[1], sizeof(sums[0])));
+			CHECK(kinds[1][0] == KFD_CHUNK__KFD_CHUNK_ZERO &&
+			      kinds[1][1] == KFD_CHUNK__KFD_CHUNK_DATA &&
+			      kinds[1][CP_NCH - 1] == KFD_CHUNK__KFD_CHUNK_DATA);
+			CHECK(bo[1].stored == CP_SIZE - (CP_NCH + 4) / 5 * CH);
+			CHECK(sums[1][1] == kp_chunk_sum(KP_SUM_XXH64,
+							 src_bytes + CH, CH));
+		}
+		for (i = 0; i < 2; i++) {
+			dst = dirty_bo(CP_SIZE);
+			bo[2] = bo[1];
+			bo[2].dmabuf_fd = dst;
+			bo[2].kinds = kinds[1];
+			bo[2].sums = sums[1];
+			cp_leaks_get(&before);
+			CHECK(!cp_run(dirfd, i ? "serial.img" : "pipe.img",
+				      KP_COPY_LOAD, chunks[k], &bo[2], !i,
+				      64 << 10, NULL));
+			CHECK(cp_no_leaks(&before));
+			CHECK(cp_pipelined == (i ? 0 : 8));
+			CHECK(same_contents(src, dst, CP_SIZE));
+			close(dst);
+		}
+	}
+
+	/*
+	 * An error in the writer (the job's thread): the file size limit
+	 * stops the image at 70000 bytes, in the third window's second
+	 * piece; the copier stops too, both are joined, nothing is left
+	 * open or mapped.
+	 */
+	bo[1].kinds = kinds[1];
+	bo[1].sums = sums[1];
+	CHECK(!getrlimit(RLIMIT_FSIZE, &fsize));
+	small = fsize;
+	small.rlim_cur = 70000;
+	signal(SIGXFSZ, SIG_IGN);
+	cp_leaks_get(&before);
+	CHECK(!setrlimit(RLIMIT_FSIZE, &small));
+	ret = cp_run(dirfd, "full.img", KP_COPY_SAVE, CH, &bo[1], true,
+		     64 << 10, NULL);
+	CHECK(!setrlimit(RLIMIT_FSIZE, &fsize));
+	signal(SIGXFSZ, SIG_DFL);
+	CHECK(ret == -EFBIG && cp_pipelined == 3);
+	CHECK(strstr(kp_log_last(), "cannot write image full.img"));
+	CHECK(cp_no_leaks(&before));
+
+	/*
+	 * An error in the copier at dump: chunks said to be classified
+	 * (bo->scanned, as after a GPU scan) with a recorded sum that the
+	 * copied bytes of chunk 37 (window 4, its second piece) do not give.
+	 */
+	bo[1].scanned = true;
+	for (c = 0; c < CP_NCH; c++) {
+		kinds[2][c] = KFD_CHUNK__KFD_CHUNK_DATA;
+		sums[2][c] = kp_chunk_sum(KP_SUM_XXH64, src_bytes + c * CH,
+					  kp_chunk_len(CP_SIZE, CH, c));
+	}
+	sums[2][37] ^= 1;
+	bo[1].kinds = kinds[2];
+	bo[1].sums = sums[2];
+	cp_leaks_get(&before);
+	CHECK(cp_run(dirfd, "scanned.img", KP_COPY_SAVE, CH, &bo[1], true,
+		     64 << 10, NULL) == -EIO);
+	CHECK(cp_pipelined == 5);
+	CHECK(strstr(kp_log_last(), "chunk at offset 151552"));
+	CHECK(cp_no_leaks(&before));
+	bo[1].scanned = false;
+
+	/*
+	 * The restore of a corrupted piece: one flipped byte in stored chunk
+	 * 37 fails it, naming the chunk, before that chunk's bytes reach the
+	 * BO.
+	 */
+	bo[2] = bo[1];
+	bo[2].kinds = kinds[1];
+	bo[2].sums = sums[1];
+	CHECK(!cp_run(dirfd, "pipe.img", KP_COPY_SAVE, CH, &bo[2], true,
+		      64 << 10, NULL));
+	for (off = 0, c = 0; c < 37; c++)
+		if (kinds[1][c] == KFD_CHUNK__KFD_CHUNK_DATA)
+			off += CH;
+	fd = openat(dirfd, "pipe.img", O_RDWR | O_CLOEXEC);
+	CHECK(pread(fd, &byte, 1, (off_t)off + 5) == 1);
+	byte ^= 0x10;
+	CHECK(pwrite(fd, &byte, 1, (off_t)off + 5) == 1);
+	dst = dirty_bo(CP_SIZE);
+	bo[2].dmabuf_fd = dst;
+	cp_leaks_get(&before);
+	CHECK(cp_run(dirfd, "pipe.img", KP_COPY_LOAD, CH, &bo[2], true,
+		     64 << 10, NULL) == -EIO);
+	CHECK(cp_pipelined == 5);
+	CHECK(strstr(kp_log_last(), "checksum mismatch in its stored chunk at offset 151552"));
+	CHECK(cp_no_leaks(&before));
+	p = mmap(NULL, CP_SIZE, PROT_READ, MAP_SHARED, dst, 0);
+	CHECK(p != MAP_FAILED);
+	if (p != MAP_FAILED) {
+		CHECK(!memcmp(p + CH, src_bytes + CH, CH));
+		for (c = 0; c < CH && p[37 * CH + c] == 0xee; c++)
+			;
+		CHECK(c == CH);
+		munmap(p, CP_SIZE);
+	}
+
+	/* A truncated image: the reader (the job's thread) fails. */
+	CHECK(!ftruncate(fd, (off_t)off + CH / 2));
+	close(fd);
+	cp_leaks_get(&before);
+	CHECK(cp_run(dirfd, "pipe.img", KP_COPY_LOAD, CH, &bo[2], true,
+		     64 << 10, NULL) == -EIO);
+	CHECK(strstr(kp_log_last(), "is truncated"));
+	CHECK(cp_no_leaks(&before));
+	close(dst);
+
+	/*
+	 * A budget without room for two pieces besides the staging
+	 * buffers: the serial path, its window the whole budget.
+	 */
+	bo[2].dmabuf_fd = src;
+	CHECK(!cp_run(dirfd, "small.img", KP_COPY_SAVE, CH, &bo[2], true,
+		      48 << 10, &window));
+	CHECK(window == 48U << 10 && !cp_pipelined);
+	CHECK(bo[2].stored == CP_SIZE - (CP_NCH + 4) / 5 * CH);
+
+	unsetenv("KFD_BO_CPU_PIECE");
+	close(src);
+	close(dirfd);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -2410,6 +2689,7 @@ int main(void)
 	test_scan_build();
 	test_scan_classify();
 	test_classify_threads();
+	test_cpu_pipe();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))
