@@ -30,7 +30,7 @@
 # first GPU: gpu_app and the plugin must skip that GPU's topology node,
 # which answers -EPERM.
 #
-# With KFDSIM_CONTAINERS_HIP=1 a second image holds a HIP program, build/e2e/hip_e2e_app (built by
+# A second image holds a HIP program, build/e2e/hip_e2e_app (built by
 # Debian's hipcc for gfx906, see selftests/e2e/hip_e2e_app.hip), with
 # Debian's HIP runtime and all it loads: the libraries ldd lists (ROCr,
 # libhsakmt, libdrm_amdgpu ...), the code object manager libamd_comgr.so.2
@@ -76,9 +76,8 @@
 #
 # Environment: KFDSIM_KO (see selftests/e2e/lib.sh), KFDSIM_PLUGIN_DIR,
 # KFDSIM_CONTAINERS_STEPS (loop steps per dispatch, default 500),
-# KFDSIM_CONTAINERS_HIP (1: the HIP container too, opt-in: its restore
-# fails in criu 3.17.1, see Documentation/containers.rst; its tests fail
-# without build/e2e/hip_e2e_app), KFDSIM_CONTAINERS_GPU_APP (0: only the
+# KFDSIM_CONTAINERS_HIP (0: no HIP container; its tests fail without
+# build/e2e/hip_e2e_app), KFDSIM_CONTAINERS_GPU_APP (0: only the
 # HIP container), KFDSIM_TIMEOUT_SCALE (multiplies the 300 s limits).
 
 set -u
@@ -109,7 +108,7 @@ image=localhost/kfdsim-gpu-app:1
 hip_app=$E2E_BIN/hip_e2e_app
 hip_args=(-g 1 -s 512 -b 2)
 hip_image=localhost/kfdsim-hip-app:1
-with_hip=${KFDSIM_CONTAINERS_HIP:-0}
+with_hip=${KFDSIM_CONTAINERS_HIP:-1}
 with_gpu_app=${KFDSIM_CONTAINERS_GPU_APP:-1}
 limit=300
 case ${KFDSIM_TIMEOUT_SCALE:-1} in
