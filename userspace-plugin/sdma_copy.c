@@ -250,12 +250,6 @@ static uint32_t kp_sdma_pad(uint32_t *ib, uint32_t n)
 	return n;
 }
 
-static uint32_t kp_sdma_copy_ib(uint32_t *ib, uint64_t dst, uint64_t src,
-				uint64_t len)
-{
-	return kp_sdma_pad(ib, kp_sdma_copy_packets(ib, dst, src, len));
-}
-
 /* Dwords of the IB for one window of @window bytes. */
 static uint64_t kp_sdma_ib_dwords(uint64_t window)
 {
@@ -264,21 +258,39 @@ static uint64_t kp_sdma_ib_dwords(uint64_t window)
 	return packets * KFDSIM_SDMA_COPY_DWORDS + KP_SDMA_IB_ALIGN;
 }
 
+/*
+ * Queue the @n dwords of copy packets written in IB slot @slot, which
+ * move @bytes bytes (padded here); *@seq is their fence, or 0 when @n is 0
+ * (nothing queued). The time since @t counts as SDMA time.
+ */
+static int kp_sdma_queue_slot(struct kp_sdma *s, unsigned int slot,
+			      uint32_t n, uint64_t bytes, uint64_t *seq,
+			      uint64_t t)
+{
+	uint32_t at = slot * s->slot_dw;
+	int ret = 0;
+
+	*seq = 0;
+	if (n) {
+		ret = kp_ring_queue(s, AMDGPU_HW_IP_DMA, s->ib.va + at * 4ULL,
+				    kp_sdma_pad(s->ib_cpu + at, n), s->list,
+				    seq);
+		if (!ret)
+			s->copied += bytes;
+	}
+	kp_prof_add(&s->j->prof, KP_PROF_SDMA, t);
+	return ret;
+}
+
 /* Queue the copy of one piece, its packets in IB slot @slot. */
 static int kp_sdma_queue(struct kp_sdma *s, unsigned int slot, uint64_t dst,
 			 uint64_t src, uint64_t len, uint64_t *seq)
 {
-	uint32_t at = slot * s->slot_dw, n;
 	uint64_t t = kp_prof_now();
-	int ret;
+	uint32_t n;
 
-	n = kp_sdma_copy_ib(s->ib_cpu + at, dst, src, len);
-	ret = kp_ring_queue(s, AMDGPU_HW_IP_DMA, s->ib.va + at * 4ULL, n,
-			    s->list, seq);
-	if (!ret)
-		s->copied += len;
-	kp_prof_add(&s->j->prof, KP_PROF_SDMA, t);
-	return ret;
+	n = kp_sdma_copy_packets(s->ib_cpu + slot * s->slot_dw, dst, src, len);
+	return kp_sdma_queue_slot(s, slot, n, len, seq, t);
 }
 
 /*
@@ -296,9 +308,7 @@ static int kp_sdma_queue_data(struct kp_sdma *s, unsigned int slot,
 	uint64_t c = (off + at) / j->chunk, end = off + at + len;
 	uint64_t t = kp_prof_now(), from, to, bytes = 0;
 	uint32_t n = 0;
-	int ret = 0;
 
-	*seq = 0;
 	for (; c * j->chunk < end; c++) {
 		if (bo->kinds[c] != KFD_CHUNK__KFD_CHUNK_DATA)
 			continue;
@@ -311,15 +321,7 @@ static int kp_sdma_queue_data(struct kp_sdma *s, unsigned int slot,
 					  s->data.va + from, to - from);
 		bytes += to - from;
 	}
-	if (n) {
-		ret = kp_ring_queue(s, AMDGPU_HW_IP_DMA,
-				    s->ib.va + slot * s->slot_dw * 4ULL,
-				    kp_sdma_pad(ib, n), s->list, seq);
-		if (!ret)
-			s->copied += bytes;
-	}
-	kp_prof_add(&s->j->prof, KP_PROF_SDMA, t);
-	return ret;
+	return kp_sdma_queue_slot(s, slot, n, bytes, seq, t);
 }
 
 /*
