@@ -822,6 +822,84 @@ TEST_F(vm, va_permissions_clear_replace)
 	KT_EXPECT_COUNTERS_BACK();
 }
 
+/*
+ * The engine copies and fills runs of mapped pages at once; with retry
+ * faults off a page in the middle that is not mapped costs that page only:
+ * a copy whose source runs through it writes zeros for exactly its bytes,
+ * one whose destination runs through it drops exactly those, a fill skips
+ * it, and the pages after it are still copied or filled.
+ */
+TEST_F(vm, copy_and_fill_across_unmapped_page)
+{
+	struct amdgpu_bo_alloc_request req = {
+		.alloc_size = 4 * KT_PAGE,
+		.preferred_heap = AMDGPU_GEM_DOMAIN_GTT,
+	};
+	const uint64_t rw = 0x7000400000ULL, ov = 0x7000600000ULL, so = 100;
+	const uint32_t fill = 0xf111f111;
+	unsigned char *d = self->data.cpu, *o, *ref;
+	amdgpu_bo_handle other;
+	uint32_t dw[16], n, i;
+	void *other_cpu;
+	uint64_t seq;
+
+	ref = malloc(4 * KT_PAGE);
+	ASSERT_NE(NULL, ref);
+	/* The data BO at @rw with page 1 cleared; another BO at @ov. */
+	ASSERT_EQ(0, amdgpu_bo_va_op_raw(self->a.dev, self->data.bo, 0,
+					 4 * KT_PAGE, rw,
+					 AMDGPU_VM_PAGE_READABLE |
+					 AMDGPU_VM_PAGE_WRITEABLE,
+					 AMDGPU_VA_OP_MAP));
+	ASSERT_EQ(0, amdgpu_bo_va_op_raw(self->a.dev, NULL, 0, KT_PAGE,
+					 rw + KT_PAGE, 0, AMDGPU_VA_OP_CLEAR));
+	ASSERT_EQ(0, amdgpu_bo_alloc(self->a.dev, &req, &other));
+	ASSERT_EQ(0, amdgpu_bo_cpu_map(other, &other_cpu));
+	o = other_cpu;
+	ASSERT_EQ(0, amdgpu_bo_va_op_raw(self->a.dev, other, 0, 4 * KT_PAGE,
+					 ov, AMDGPU_VM_PAGE_READABLE |
+					 AMDGPU_VM_PAGE_WRITEABLE,
+					 AMDGPU_VA_OP_MAP));
+
+	/* Source through the hole: zeros for page 1 only. */
+	kt_fill(d, 4 * KT_PAGE, 31);
+	memset(o, 0xee, 4 * KT_PAGE);
+	memset(ref, 0xee, 4 * KT_PAGE);
+	memcpy(ref, d + so, KT_PAGE - so);
+	memset(ref + KT_PAGE - so, 0, KT_PAGE);
+	memcpy(ref + 2 * KT_PAGE - so, d + 2 * KT_PAGE, KT_PAGE);
+	n = kg_sdma_pad(dw, ib_copy(dw, ov, rw + so, 3 * KT_PAGE - so));
+	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
+	EXPECT_EQ(-1, kt_first_diff(ref, o, 4 * KT_PAGE));
+
+	/* Destination through the hole: page 1 keeps its bytes. */
+	kt_fill(o, 4 * KT_PAGE, 32);
+	memcpy(ref, d, 4 * KT_PAGE);
+	memcpy(ref + so, o, KT_PAGE - so);
+	memcpy(ref + 2 * KT_PAGE, o + 2 * KT_PAGE - so, KT_PAGE);
+	n = kg_sdma_pad(dw, ib_copy(dw, rw + so, ov, 3 * KT_PAGE - so));
+	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
+	EXPECT_EQ(-1, kt_first_diff(ref, d, 4 * KT_PAGE));
+
+	/* A fill through the hole: pages 0 and 2 from byte 8, not page 1. */
+	memcpy(ref, d, 4 * KT_PAGE);
+	for (i = 2; i < 3 * KT_PAGE / 4; i++)
+		if (i >= KT_PAGE / 4 * 2 || i < KT_PAGE / 4)
+			memcpy(ref + 4 * i, &fill, 4);
+	n = kg_sdma_pad(dw, kg_sdma_fill_packet(dw, rw + 8, fill,
+						3 * KT_PAGE - 8 - 1));
+	EXPECT_EQ(0, vm_run(&self->a, &self->ib, dw, n, &seq));
+	EXPECT_EQ(-1, kt_first_diff(ref, d, 4 * KT_PAGE));
+
+	EXPECT_EQ(0, amdgpu_bo_va_op_raw(self->a.dev, other, 0, 4 * KT_PAGE,
+					 ov, 0, AMDGPU_VA_OP_UNMAP));
+	EXPECT_EQ(0, amdgpu_bo_cpu_unmap(other));
+	EXPECT_EQ(0, amdgpu_bo_free(other));
+	free(ref);
+	vm_close(&self->a, &self->ib, &self->data);
+	KT_EXPECT_COUNTERS_BACK();
+}
+
 /* Raw ioctls with arguments the driver must refuse. */
 TEST_F(vm, bad_arguments)
 {

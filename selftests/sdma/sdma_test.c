@@ -479,6 +479,89 @@ TEST_F(sdma, copy_fault_fires_memory_event)
 	}
 }
 
+/*
+ * A source or a fill range that runs through many mapped pages (65; an
+ * odd source offset makes two steps a page) into an unmapped one faults at
+ * the first unmapped byte: the bytes before it are written, none after
+ * it, and the queue stops at the packet. An engine that copies runs of
+ * pages at once must keep this.
+ */
+TEST_F(sdma, copy_and_fill_fault_at_first_unmapped_page)
+{
+	const uint64_t npg = 65, so = 100, len = (npg + 2) * KT_PAGE - so;
+	struct kfd_ioctl_create_event_args ev;
+	struct kfd_event_data ed = { 0 };
+	struct kg_bo a, b, dst;
+	struct kg_queue q, q2;
+	struct kg_qinfo qi;
+	unsigned char *ref;
+	uint32_t result, *p;
+	uint64_t i, bad = 0;
+
+	ref = malloc((npg + 2) * KT_PAGE);
+	ASSERT_NE(NULL, ref);
+	ASSERT_EQ(0, kg_event_new(self->rt.e.kfd, KFD_IOC_EVENT_MEMORY, true,
+				  0, &ev));
+	/* @a: pages 0-64, page 65 unmapped, @b: page 66. */
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, npg * KT_PAGE,
+			       KT_GTT | KT_WRITABLE, 0, &a));
+	self->rt.next_va = a.va + (npg + 1) * KT_PAGE;
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, KT_PAGE, KT_GTT | KT_WRITABLE, 0,
+			       &b));
+	ASSERT_EQ(0, kg_bo_new(&self->rt, 0, (npg + 2) * KT_PAGE,
+			       KT_VRAM | KT_WRITABLE, 0, &dst));
+	kt_fill(a.cpu, npg * KT_PAGE, 21);
+	kt_fill(b.cpu, KT_PAGE, 22);
+	memset(dst.cpu, 0xee, (npg + 2) * KT_PAGE);
+	memset(ref, 0xee, (npg + 2) * KT_PAGE);
+	memcpy(ref, (char *)a.cpu + so, npg * KT_PAGE - so);
+	ed.event_id = ev.event_id;
+
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, SDMA, 1024, &q));
+	ASSERT_EQ(0, kg_sdma_copy(&q, dst.va, a.va + so, len, 0));
+	ASSERT_EQ(0, kg_wait(self->rt.e.kfd, &ed, 1, false, KG_TIMEOUT_MS,
+			     &result));
+	ASSERT_EQ(KFD_IOC_WAIT_RESULT_COMPLETE, result);
+	EXPECT_EQ(a.va + npg * KT_PAGE, ed.memory_exception_data.va);
+	EXPECT_EQ(1, ed.memory_exception_data.failure.NotPresent);
+	ASSERT_EQ(0, wait_stopped(q.id, &qi));
+	EXPECT_EQ(0, kg_queue_rptr(&q));
+	EXPECT_EQ(-1, kt_first_diff(ref, dst.cpu, (npg + 2) * KT_PAGE));
+
+	/* A fill over the same pages: @a filled, @b untouched. */
+	ASSERT_EQ(0, kg_queue_new(&self->rt, 0, SDMA, 1024, &q2));
+	ASSERT_EQ(0, kg_sdma_fill(&q2, a.va + 8, 0x600dcafe,
+				  (npg + 2) * KT_PAGE - 8));
+	memset(&ed.memory_exception_data, 0,
+	       sizeof(ed.memory_exception_data));
+	ASSERT_EQ(0, kg_wait(self->rt.e.kfd, &ed, 1, false, KG_TIMEOUT_MS,
+			     &result));
+	ASSERT_EQ(KFD_IOC_WAIT_RESULT_COMPLETE, result);
+	EXPECT_EQ(a.va + npg * KT_PAGE, ed.memory_exception_data.va);
+	ASSERT_EQ(0, wait_stopped(q2.id, &qi));
+	EXPECT_EQ(0, kg_queue_rptr(&q2));
+	kt_fill(ref, npg * KT_PAGE, 21);
+	p = a.cpu;
+	for (i = 0; i < npg * KT_PAGE / 4; i++) {
+		uint32_t want = i >= 2 ? 0x600dcafe : ((uint32_t *)ref)[i];
+
+		if (p[i] != want && bad++ < 5)
+			TH_LOG("dword %lu: 0x%x want 0x%x", (unsigned long)i,
+			       p[i], want);
+	}
+	EXPECT_EQ(0, bad);
+	kt_fill(ref, KT_PAGE, 22);
+	EXPECT_EQ(-1, kt_first_diff(ref, b.cpu, KT_PAGE));
+
+	EXPECT_EQ(0, kg_queue_free(&q));
+	EXPECT_EQ(0, kg_queue_free(&q2));
+	EXPECT_EQ(0, kg_bo_free(&self->rt, &a));
+	EXPECT_EQ(0, kg_bo_free(&self->rt, &b));
+	EXPECT_EQ(0, kg_bo_free(&self->rt, &dst));
+	EXPECT_EQ(0, kg_event_destroy(self->rt.e.kfd, ev.event_id));
+	free(ref);
+}
+
 /* A copy into a BO allocated without WRITABLE: a read-only fault. */
 TEST_F(sdma, copy_to_read_only_bo_faults)
 {
