@@ -303,9 +303,9 @@ TEST_F_TIMEOUT(memcg, cs_ib_copy_is_charged, 300)
  * share. Every page is still charged to the caller's cgroup: a 64 MiB BO
  * raises memory.current by at least 64 MiB, and freeing it gives them
  * back; with 16 MiB left below memory.max the same allocation fails with
- * -ENOMEM, hits the limit (memory.events max) and leaves no charge behind
- * (every part's pages freed, whichever part failed). With one CPU the
- * caller allocates it all and the same holds.
+ * -ENOMEM, hits the limit (memory.events max), says so in the kernel log
+ * and leaves no charge behind (every part's pages freed, whichever part
+ * failed). With one CPU the caller allocates it all and the same holds.
  */
 static int mc_vram_fill(void *arg, char *msg, size_t len)
 {
@@ -313,7 +313,7 @@ static int mc_vram_fill(void *arg, char *msg, size_t len)
 	unsigned long long cur0, cur1, cur2, max0, max1;
 	uint64_t h;
 	struct kt_env e;
-	int ret;
+	int kmsg, ret;
 
 	KT_CHECK(!mc_write(cg, "cgroup.procs", "0"), "join %s: %s", cg,
 		 strerror(errno));
@@ -333,6 +333,9 @@ static int mc_vram_fill(void *arg, char *msg, size_t len)
 	KT_CHECK(cur2 + MC_VRAM_BYTES <= cur1 + MC_SLACK,
 		 "freeing the BO gave back only %llu KiB", (cur1 - cur2) >> 10);
 
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	KT_CHECK(kmsg >= 0, "open /dev/kmsg: %s", strerror(errno));
+	lseek(kmsg, 0, SEEK_END);
 	KT_CHECK(!mc_read_key(cg, "memory.events", "max", &max0),
 		 "memory.events");
 	ret = mc_set_max(cg, &cur0, 16 * KT_MIB);
@@ -348,6 +351,9 @@ static int mc_vram_fill(void *arg, char *msg, size_t len)
 	KT_CHECK(!mc_read_key(cg, "memory.events", "max", &max1),
 		 "memory.events");
 	KT_CHECK(max1 > max0, "memory.events max stayed at %llu", max0);
+	KT_CHECK(mc_kmsg_find(kmsg, "VRAM object of 16384 pages: out of pages"),
+		 "no log line for the refused BO");
+	close(kmsg);
 
 	ret = kt_alloc(e.kfd, e.gpu[0].gpu_id, KT_VA(0), MC_VRAM_BYTES,
 		       KT_VRAM | KT_WRITABLE, &h, NULL);

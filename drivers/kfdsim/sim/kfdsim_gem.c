@@ -486,8 +486,12 @@ struct kfdsim_gem *kfdsim_gem_create(struct kfdsim_gpu *gpu,
 		goto err_uncharge;
 	}
 	ret = kfdsim_gem_fill(bo);
-	if (ret)
+	if (ret) {
+		pr_info_ratelimited("%s object of %lu pages: out of pages (RAM or the memory cgroup's limit)\n",
+				    domain == KFDSIM_DOMAIN_VRAM ? "VRAM" : "GTT",
+				    bo->npages);
 		goto err_discard;
+	}
 	ret = drm_gem_create_mmap_offset(&bo->base);
 	if (ret)
 		goto err_pages;
