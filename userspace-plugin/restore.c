@@ -465,6 +465,7 @@ static int kp_restore_process(uint32_t id, int img, const char *name,
 	struct kfd_criu_bo_bucket *bos = NULL;
 	int dev_ckpt[KP_MAX_GPUS];
 	const struct kp_topology *local;
+	uint64_t t0, bytes = 0;
 	KfdProcess *p;
 	bool have_fds = false;
 	size_t i;
@@ -521,6 +522,7 @@ static int kp_restore_process(uint32_t id, int img, const char *name,
 		bos[i].offset = p->bos[i]->offset;
 		bos[i].gpu_id = p->bos[i]->gpu_id;
 		bos[i].alloc_flags = p->bos[i]->alloc_flags;
+		bytes += p->bos[i]->size;
 	}
 	args.devices = (uintptr_t)devs;
 	args.bos = (uintptr_t)bos;
@@ -529,12 +531,17 @@ static int kp_restore_process(uint32_t id, int img, const char *name,
 	args.num_devices = p->num_devices;
 	args.num_bos = p->num_bos;
 	args.num_objects = p->num_objects;
+	/* The kernel allocates (and zeroes) every BO here: time it. */
+	t0 = kp_prof_now();
 	ret = kp_ioctl(kfd, AMDKFD_IOC_CRIU_OP, &args);
 	if (ret) {
 		kp_err("RESTORE of %s failed: %s (see the kernel log)", name,
 		       strerror(-ret));
 		goto out;
 	}
+	kp_info("RESTORE ioctl of %s: %zu BOs, %" PRIu64 " MiB, in %.1f ms",
+		name, p->n_bos, bytes >> 20,
+		(double)(kp_prof_now() - t0) / 1e6);
 	have_fds = true;
 
 	ret = kp_restore_contents(id, name, p, bos);

@@ -18,6 +18,8 @@
 #                      loaded module (./kfdsim.ko, build/e2e-ko/kfdsim.ko or
 #                      the installed one), else `modprobe kfdsim`
 #   KFDSIM_CRIU        the criu binary (default criu)
+#   KFDSIM_MODPARAMS   more kfdsim parameters for every (re)load, e.g.
+#                      "fill_threads=1" (benchmarks: A/B in one build)
 
 E2E_TOP=${E2E_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 E2E_BIN=$E2E_TOP/build/e2e
@@ -151,9 +153,13 @@ e2e_load() {
 	fi
 	modprobe drm || return 1
 	if [ "$E2E_KO" = modprobe ]; then
-		modprobe kfdsim seed="$seed" num_gpus="$n" vram_mb="$vram" || return 1
+		# shellcheck disable=SC2086 # words: parameters
+		modprobe kfdsim seed="$seed" num_gpus="$n" vram_mb="$vram" \
+			${KFDSIM_MODPARAMS:-} || return 1
 	else
-		insmod "$E2E_KO" seed="$seed" num_gpus="$n" vram_mb="$vram" || return 1
+		# shellcheck disable=SC2086
+		insmod "$E2E_KO" seed="$seed" num_gpus="$n" vram_mb="$vram" \
+			${KFDSIM_MODPARAMS:-} || return 1
 	fi
 	# devtmpfs creates the nodes as the module loads; give it a moment.
 	for i in 1 2 3 4 5 6 7 8 9 10; do

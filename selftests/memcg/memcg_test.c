@@ -292,6 +292,82 @@ TEST_F_TIMEOUT(memcg, cs_ib_copy_is_charged, 300)
 				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 }
 
+/* A VRAM BO large enough that kfdsim allocates it on several CPUs. */
+#define MC_VRAM_BYTES	(64 * KT_MIB)
+/* What else a process's cgroup may gain or keep around an allocation. */
+#define MC_SLACK	(4 * KT_MIB)
+
+/*
+ * kfdsim allocates and zeroes a large VRAM BO on every online CPU at once
+ * (Documentation/memory.rst): work items allocate all but the caller's
+ * share. Every page is still charged to the caller's cgroup: a 64 MiB BO
+ * raises memory.current by at least 64 MiB, and freeing it gives them
+ * back; with 16 MiB left below memory.max the same allocation fails with
+ * -ENOMEM, hits the limit (memory.events max), says so in the kernel log
+ * and leaves no charge behind (every part's pages freed, whichever part
+ * failed). With one CPU the caller allocates it all and the same holds.
+ */
+static int mc_vram_fill(void *arg, char *msg, size_t len)
+{
+	const char *cg = arg;
+	unsigned long long cur0, cur1, cur2, max0, max1;
+	uint64_t h;
+	struct kt_env e;
+	int kmsg, ret;
+
+	KT_CHECK(!mc_write(cg, "cgroup.procs", "0"), "join %s: %s", cg,
+		 strerror(errno));
+	ret = kt_env_open(&e, true);
+	KT_CHECK(!ret, "open /dev/kfd and the render nodes: %d", ret);
+
+	KT_CHECK(!mc_read_ull(cg, "memory.current", &cur0), "memory.current");
+	ret = kt_alloc(e.kfd, e.gpu[0].gpu_id, KT_VA(0), MC_VRAM_BYTES,
+		       KT_VRAM | KT_WRITABLE, &h, NULL);
+	KT_CHECK(!ret, "64 MiB VRAM BO without a limit: %d", ret);
+	KT_CHECK(!mc_read_ull(cg, "memory.current", &cur1), "memory.current");
+	KT_CHECK(cur1 >= cur0 + MC_VRAM_BYTES,
+		 "64 MiB VRAM BO charged only %llu KiB", (cur1 - cur0) >> 10);
+	ret = kt_free(e.kfd, h);
+	KT_CHECK(!ret, "free: %d", ret);
+	KT_CHECK(!mc_read_ull(cg, "memory.current", &cur2), "memory.current");
+	KT_CHECK(cur2 + MC_VRAM_BYTES <= cur1 + MC_SLACK,
+		 "freeing the BO gave back only %llu KiB", (cur1 - cur2) >> 10);
+
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	KT_CHECK(kmsg >= 0, "open /dev/kmsg: %s", strerror(errno));
+	lseek(kmsg, 0, SEEK_END);
+	KT_CHECK(!mc_read_key(cg, "memory.events", "max", &max0),
+		 "memory.events");
+	ret = mc_set_max(cg, &cur0, 16 * KT_MIB);
+	KT_CHECK(!ret, "set memory.max: %d", ret);
+	ret = kt_alloc(e.kfd, e.gpu[0].gpu_id, KT_VA(0), MC_VRAM_BYTES,
+		       KT_VRAM | KT_WRITABLE, &h, NULL);
+	KT_CHECK(!mc_read_ull(cg, "memory.current", &cur1), "memory.current");
+	KT_CHECK(!mc_write(cg, "memory.max", "max"), "lift memory.max");
+	KT_CHECK(ret == -ENOMEM,
+		 "64 MiB VRAM BO with 16 MiB left: %d, not -ENOMEM", ret);
+	KT_CHECK(cur1 <= cur0 + MC_SLACK,
+		 "the failed BO left %llu KiB charged", (cur1 - cur0) >> 10);
+	KT_CHECK(!mc_read_key(cg, "memory.events", "max", &max1),
+		 "memory.events");
+	KT_CHECK(max1 > max0, "memory.events max stayed at %llu", max0);
+	KT_CHECK(mc_kmsg_find(kmsg, "VRAM object of 16384 pages: out of pages"),
+		 "no log line for the refused BO");
+	close(kmsg);
+
+	ret = kt_alloc(e.kfd, e.gpu[0].gpu_id, KT_VA(0), MC_VRAM_BYTES,
+		       KT_VRAM | KT_WRITABLE, &h, NULL);
+	KT_CHECK(!ret, "64 MiB VRAM BO after lifting the limit: %d", ret);
+	kt_env_close(&e);
+	return 0;
+}
+
+TEST_F_TIMEOUT(memcg, vram_fill_is_charged, 300)
+{
+	ASSERT_EQ(0, kt_run_child(mc_vram_fill, self->cg, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
+}
+
 /*
  * The CPU time the command processor spends on a process's queues is
  * charged to that process's cgroup when the module parameter cp_cgroup is
