@@ -728,6 +728,14 @@ struct kp_cpu_pipe {
 	size_t len;		/* its bytes */
 	size_t piece;		/* bytes per piece (whole chunks) */
 	uint64_t np;		/* pieces */
+	/*
+	 * save, another engine (kp_pipe_save_fetched()): piece k is at base
+	 * + its window offset, put there by @fetch in the copier's thread
+	 * (each piece its own place: no buffer to wait for); else NULL.
+	 */
+	uint8_t *base;
+	kp_pipe_fetch_fn fetch;
+	void *fetch_ctx;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	uint64_t copied;	/* under lock */
@@ -744,6 +752,8 @@ static uint8_t *kp_pipe_piece(const struct kp_cpu_pipe *pp, uint64_t k,
 {
 	*at = k * pp->piece;
 	*n = (size_t)KP_MIN((uint64_t)pp->piece, pp->len - *at);
+	if (pp->base)
+		return pp->base + *at;
 	return pp->j->stage_buf[k % pp->j->stage_bufs];
 }
 
@@ -763,6 +773,17 @@ static bool kp_pipe_wait(struct kp_cpu_pipe *pp, const uint64_t *count,
 	go = !pp->err;
 	pthread_mutex_unlock(&pp->lock);
 	return go;
+}
+
+/* No error on either side yet? */
+static bool kp_pipe_ok(struct kp_cpu_pipe *pp)
+{
+	bool ok;
+
+	pthread_mutex_lock(&pp->lock);
+	ok = !pp->err;
+	pthread_mutex_unlock(&pp->lock);
+	return ok;
 }
 
 /* Piece @k is done on one side (*@count), or that side failed (@ret). */
@@ -803,20 +824,23 @@ static size_t kp_pipe_step(const struct kp_cpu_pipe *pp, uint64_t at,
  * per piece, not per chunk: 64 KiB memcpys from the copier made the
  * guest's copy 3.7 times slower (Documentation/benchmarks.rst).
  */
-static int kp_pipe_copy(struct kp_cpu_pipe *pp, uint8_t *buf, uint64_t at,
-			size_t n)
+static int kp_pipe_copy(struct kp_cpu_pipe *pp, uint64_t piece, uint8_t *buf,
+			uint64_t at, size_t n)
 {
 	struct kp_copy_job *j = pp->j;
 	struct kp_copy_bo *bo = pp->bo;
 	bool save = j->dir == KP_COPY_SAVE;
-	uint8_t *map = pp->map + at;
 	size_t k, clen;
 	uint64_t c, t;
 	int ret;
 
 	t = kp_prof_now();
-	if (save) {
-		memcpy(buf, map, n);
+	if (pp->fetch) {
+		ret = pp->fetch(pp->fetch_ctx, piece, at, n);
+		if (ret)
+			return ret;
+	} else if (save) {
+		memcpy(buf, pp->map + at, n);
 		kp_prof_add(&j->prof, KP_PROF_COPY, t);
 	}
 	for (k = 0; k < n; k += clen) {
@@ -835,7 +859,7 @@ static int kp_pipe_copy(struct kp_cpu_pipe *pp, uint8_t *buf, uint64_t at,
 	}
 	if (!save) {
 		t = kp_prof_now();
-		memcpy(map, buf, n);
+		memcpy(pp->map + at, buf, n);
 		kp_prof_add(&j->prof, KP_PROF_COPY, t);
 	}
 	return 0;
@@ -851,11 +875,15 @@ static void *kp_pipe_copier(void *arg)
 	int ret;
 
 	for (k = 0; k < pp->np; k++) {
-		/* save: a free buffer; load: the piece read. */
-		if (!kp_pipe_wait(pp, &pp->moved, k, save))
+		/*
+		 * save: a free buffer (each piece its own place at pp->base:
+		 * only no error); load: the piece read.
+		 */
+		if (save && pp->base ? !kp_pipe_ok(pp) :
+		    !kp_pipe_wait(pp, &pp->moved, k, save))
 			break;
 		buf = kp_pipe_piece(pp, k, &at, &n);
-		ret = kp_pipe_copy(pp, buf, at, n);
+		ret = kp_pipe_copy(pp, k, buf, at, n);
 		kp_pipe_done(pp, &pp->copied, k, ret);
 		if (ret)
 			break;
@@ -941,6 +969,51 @@ static int kp_pipe_read(struct kp_cpu_pipe *pp, int img, uint8_t *buf,
 	return 0;
 }
 
+/*
+ * Move a window through the pipeline of @pp: the copier thread and the
+ * job's thread. 1 if no copier thread can be started (nothing was moved:
+ * the caller moves the window on one thread), else 0 or -errno.
+ */
+static int kp_pipe_run(struct kp_cpu_pipe *pp, int img)
+{
+	struct kp_copy_job *j = pp->j;
+	bool save = j->dir == KP_COPY_SAVE;
+	pthread_t copier;
+	uint64_t k, at;
+	uint8_t *buf;
+	size_t n;
+	int ret;
+
+	pp->np = (pp->len + pp->piece - 1) / pp->piece;
+	pthread_mutex_init(&pp->lock, NULL);
+	pthread_cond_init(&pp->cond, NULL);
+	ret = pthread_create(&copier, NULL, kp_pipe_copier, pp);
+	if (ret) {
+		kp_debug("GPU %u: no copier thread (%s): one thread moves the window",
+			 j->gpu_id, strerror(ret));
+		ret = 1;
+		goto out;
+	}
+	j->pipe_windows++;
+	for (k = 0; k < pp->np; k++) {
+		/* save: the piece copied; load: a free buffer. */
+		if (!kp_pipe_wait(pp, &pp->copied, k, !save))
+			break;
+		buf = kp_pipe_piece(pp, k, &at, &n);
+		ret = save ? kp_pipe_write(pp, img, buf, at, n) :
+			     kp_pipe_read(pp, img, buf, at, n);
+		kp_pipe_done(pp, &pp->moved, k, ret);
+		if (ret)
+			break;
+	}
+	pthread_join(copier, NULL);
+	ret = pp->err;
+out:
+	pthread_cond_destroy(&pp->cond);
+	pthread_mutex_destroy(&pp->lock);
+	return ret;
+}
+
 static int kp_cpu_pipe_window(struct kp_copy_job *j, int img,
 			      struct kp_copy_bo *bo, uint64_t off, uint8_t *p,
 			      size_t len, struct kp_sum *sum)
@@ -949,41 +1022,22 @@ static int kp_cpu_pipe_window(struct kp_copy_job *j, int img,
 		.j = j, .bo = bo, .sum = sum, .map = p, .off = off,
 		.len = len, .piece = j->stage_len,
 	};
-	bool save = j->dir == KP_COPY_SAVE;
-	pthread_t copier;
-	uint64_t k, at;
-	uint8_t *buf;
-	size_t n;
-	int ret;
+	int ret = kp_pipe_run(&pp, img);
 
-	pp.np = (len + pp.piece - 1) / pp.piece;
-	pthread_mutex_init(&pp.lock, NULL);
-	pthread_cond_init(&pp.cond, NULL);
-	ret = pthread_create(&copier, NULL, kp_pipe_copier, &pp);
-	if (ret) {
-		kp_debug("GPU %u: no copier thread (%s): one thread moves the window",
-			 j->gpu_id, strerror(ret));
-		ret = kp_cpu_staged(j, img, bo, off, p, len, sum);
-		goto out;
-	}
-	j->pipe_windows++;
-	for (k = 0; k < pp.np; k++) {
-		/* save: the piece copied; load: a free buffer. */
-		if (!kp_pipe_wait(&pp, &pp.copied, k, !save))
-			break;
-		buf = kp_pipe_piece(&pp, k, &at, &n);
-		ret = save ? kp_pipe_write(&pp, img, buf, at, n) :
-			     kp_pipe_read(&pp, img, buf, at, n);
-		kp_pipe_done(&pp, &pp.moved, k, ret);
-		if (ret)
-			break;
-	}
-	pthread_join(copier, NULL);
-	ret = pp.err;
-out:
-	pthread_cond_destroy(&pp.cond);
-	pthread_mutex_destroy(&pp.lock);
-	return ret;
+	return ret == 1 ? kp_cpu_staged(j, img, bo, off, p, len, sum) : ret;
+}
+
+int kp_pipe_save_fetched(struct kp_copy_job *j, int img,
+			 struct kp_copy_bo *bo, uint64_t off, uint8_t *base,
+			 size_t len, size_t piece, struct kp_sum *sum,
+			 kp_pipe_fetch_fn fetch, void *ctx)
+{
+	struct kp_cpu_pipe pp = {
+		.j = j, .bo = bo, .sum = sum, .off = off, .len = len,
+		.piece = piece, .base = base, .fetch = fetch, .fetch_ctx = ctx,
+	};
+
+	return kp_pipe_run(&pp, img);
 }
 
 /* The CPU engine: one window through a mapping of the BO's dma-buf. */

@@ -228,6 +228,30 @@ void kp_stage_free(struct kp_copy_job *j);
 bool kp_cpu_pipe_from_env(unsigned int njobs);
 
 /*
+ * Fills piece @k (@n bytes at offset @at of the window) of a
+ * kp_pipe_save_fetched() window; runs in the copier thread, in piece
+ * order. 0 or -errno (the window stops).
+ */
+typedef int (*kp_pipe_fetch_fn)(void *ctx, uint64_t k, uint64_t at,
+				size_t n);
+
+/*
+ * Save the window at @off (@len bytes) of @bo whose bytes another engine
+ * puts at @base (piece k, of @piece bytes, whole chunks, at base + k *
+ * @piece, by @fetch): a copier thread fetches each piece, then classifies
+ * and sums its chunks (kp_chunk_save(), adding to @sum in order) while the
+ * job's thread writes the pieces before it to @img. The image and the
+ * sums are those of kp_copy_image_io() over the same bytes. 1 if no
+ * thread can be started (nothing done: the caller moves the window
+ * itself), else 0 or -errno (the first error of either thread; @fetch is
+ * not called again after it).
+ */
+int kp_pipe_save_fetched(struct kp_copy_job *j, int img,
+			 struct kp_copy_bo *bo, uint64_t off, uint8_t *base,
+			 size_t len, size_t piece, struct kp_sum *sum,
+			 kp_pipe_fetch_fn fetch, void *ctx);
+
+/*
  * Write @len bytes at @p to the pages image @img of a save job: vmsplice()
  * into the job's pipe and splice() into the file where that works (an
  * unpinnable source, e.g. a dma-buf mapping, falls back to write()), which

@@ -356,50 +356,90 @@ static uint8_t *kp_bounce_at(const struct kp_sdma *s, uint64_t at)
 }
 
 /*
+ * The copies of one window being saved: pieces [waited, queued) are on the
+ * ring, their fences in seq[] by piece modulo KP_SDMA_AHEAD.
+ */
+struct kp_sdma_save {
+	struct kp_sdma *s;
+	const struct kp_copy_bo *bo;
+	uint64_t off, len, piece, np;
+	bool data;		/* classified: only DATA chunks are copied */
+	uint64_t seq[KP_SDMA_AHEAD];
+	uint64_t queued, waited;
+};
+
+/*
+ * Piece @k of the window is in the bounce buffer once this returns 0:
+ * pieces up to k + KP_SDMA_AHEAD - 1 are queued, then piece k's copy is
+ * waited for. Called for k = 0, 1, ... in order.
+ */
+static int kp_sdma_save_fetch(void *ctx, uint64_t k, uint64_t at, size_t n)
+{
+	struct kp_sdma_save *w = ctx;
+	struct kp_sdma *s = w->s;
+	uint64_t *seq;
+	int ret = 0;
+
+	(void)at;
+	(void)n;
+	while (w->queued < w->np && w->queued < w->waited + KP_SDMA_AHEAD) {
+		at = w->queued * w->piece;
+		n = (size_t)KP_MIN(w->piece, w->len - at);
+		seq = &w->seq[w->queued % KP_SDMA_AHEAD];
+		if (w->data)
+			ret = kp_sdma_queue_data(s, w->queued % KP_SDMA_AHEAD,
+						 w->bo, w->off, at, n, seq);
+		else
+			ret = kp_sdma_queue(s, w->queued % KP_SDMA_AHEAD,
+					    s->bounce.va + at,
+					    s->data.va + w->off + at, n, seq);
+		if (ret)
+			return ret;
+		w->queued++;
+	}
+	return kp_sdma_drain(s, w->seq, &w->waited, k + 1, 0);
+}
+
+/*
  * Save the window at @off (@len bytes) of @bo: piece k + KP_SDMA_AHEAD - 1
- * is queued before piece k, just copied, is written to the image. @data:
- * the window's chunks are classified (bo->scanned), only DATA ones are
- * copied.
+ * is queued before piece k, just copied, is summed and written to the
+ * image. With the job's pipeline (j->cpu_pipe: two CPUs per job) a copier
+ * thread waits for the copies and sums each piece while the job's thread
+ * writes the one before it (kp_pipe_save_fetched()); else one thread does
+ * both in turn. @data: the window's chunks are classified (bo->scanned),
+ * only DATA ones are copied.
  */
 static int kp_sdma_save_window(struct kp_sdma *s, int img,
 			       struct kp_copy_bo *bo, uint64_t off, size_t len,
 			       struct kp_sum *sum, bool data)
 {
-	uint64_t piece = KP_MIN(s->piece, (uint64_t)len);
-	uint64_t np = (len + piece - 1) / piece, queued = 0, waited = 0;
-	uint64_t seq[KP_SDMA_AHEAD] = { 0 }, at, n;
-	int ret = 0;
+	struct kp_sdma_save w = {
+		.s = s, .bo = bo, .off = off, .len = len, .data = data,
+		.piece = KP_MIN(s->piece, (uint64_t)len),
+	};
+	uint64_t at;
+	int ret = 1;
 
-	while (!ret && waited < np) {
-		while (!ret && queued < np && queued < waited + KP_SDMA_AHEAD) {
-			at = queued * piece;
-			n = KP_MIN(piece, len - at);
-			if (data)
-				ret = kp_sdma_queue_data(s,
-							 queued % KP_SDMA_AHEAD,
-							 bo, off, at, n,
-							 &seq[queued %
-							      KP_SDMA_AHEAD]);
-			else
-				ret = kp_sdma_queue(s, queued % KP_SDMA_AHEAD,
-						    s->bounce.va + at,
-						    s->data.va + off + at, n,
-						    &seq[queued %
-							 KP_SDMA_AHEAD]);
+	w.np = (len + w.piece - 1) / w.piece;
+	if (s->j->cpu_pipe && w.np > 1)
+		ret = kp_pipe_save_fetched(s->j, img, bo, off,
+					   kp_bounce_at(s, 0), len,
+					   (size_t)w.piece, sum,
+					   kp_sdma_save_fetch, &w);
+	/* One thread: fetch piece k, then sum and write it. */
+	if (ret == 1) {
+		for (ret = 0; !ret && w.waited < w.np;) {
+			at = w.waited * w.piece;
+			ret = kp_sdma_save_fetch(&w, w.waited, at, 0);
 			if (!ret)
-				queued++;
+				ret = kp_copy_image_io(s->j, img, bo, off + at,
+						       kp_bounce_at(s, at),
+						       KP_MIN(w.piece,
+							      len - at),
+						       sum);
 		}
-		if (ret)
-			break;
-		ret = kp_sdma_drain(s, seq, &waited, waited + 1, 0);
-		if (ret)
-			break;
-		at = (waited - 1) * piece;
-		ret = kp_copy_image_io(s->j, img, bo, off + at,
-				       kp_bounce_at(s, at),
-				       KP_MIN(piece, len - at), sum);
 	}
-	return kp_sdma_drain(s, seq, &waited, queued, ret);
+	return kp_sdma_drain(s, w.seq, &w.waited, w.queued, ret);
 }
 
 /*
