@@ -715,21 +715,23 @@ t_parallel() {
 			e2e_criu_errors "$log" 10 | show
 			return 1
 		fi
-		nbos=$(grep -oE 'kfd_plugin: handed [0-9]+ BOs on [0-9]+ GPUs' "$log")
+		# -a: a log with NUL bytes in it (seen once) must still be
+		# searched as text, not reported as "binary file matches".
+		nbos=$(grep -aoE 'kfd_plugin: handed [0-9]+ BOs on [0-9]+ GPUs' "$log")
 		if [ "$mode" = 0 ]; then
-			if [ -n "$nbos" ] || grep -q 'parallel restore:' "$log"; then
+			if [ -n "$nbos" ] || grep -aq 'parallel restore:' "$log"; then
 				note "THREADS=0 restore used the workers"
 				rc=1
 			fi
 		else
-			note "${nbos:-no hand-over}; $(grep -oE 'restore worker: process .*' "$log" | head -n 1)"
-			grep -q 'kfd_plugin: parallel restore: 2 worker threads' "$log" ||
+			note "${nbos:-no hand-over}; $(grep -aoE 'restore worker: process .*' "$log" | head -n 1)"
+			grep -aq 'kfd_plugin: parallel restore: 2 worker threads' "$log" ||
 				{ note "no 2 workers started"; rc=1; }
 			[[ "$nbos" == *" on 2 GPUs" ]] ||
 				{ note "no hand-over of both GPUs' BOs"; rc=1; }
-			grep -qE 'kfd_plugin: restore worker: process [0-9]+ \(kfd-[0-9]+\.img\): [0-9]+ BOs on 2 GPUs restored' "$log" ||
+			grep -aqE 'kfd_plugin: restore worker: process [0-9]+ \(kfd-[0-9]+\.img\): [0-9]+ BOs on 2 GPUs restored' "$log" ||
 				{ note "no worker restored them"; rc=1; }
-			grep -q 'kfd_plugin: parallel restore: the BO contents of 1 processes are in place' "$log" ||
+			grep -aq 'kfd_plugin: parallel restore: the BO contents of 1 processes are in place' "$log" ||
 				{ note "the resume did not wait for the workers"; rc=1; }
 		fi
 		finish main "$main_pid" "$exp" || rc=1
