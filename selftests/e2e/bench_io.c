@@ -12,14 +12,18 @@
  *       the zero test (over zeros: a whole read, what a zero chunk costs)
  *       and both chunk checksums of the CRIU plugin (its own checksum.c)
  *       per 64 KiB chunk; prints "NAME BYTES NS" lines.
- *   bench_io write BYTES DIR
- *       the ways a dump can put BYTES of memory (pseudo-random, in a
+ *   bench_io write BYTES DIR [NAME...]
+ *       (only the cases NAME... if given) the ways a dump can put BYTES of memory (pseudo-random, in a
  *       64 MiB buffer) into a new file in DIR (the images directory):
  *       write() of 64 KiB, 1 MiB and 8 MiB; 1 MiB writes into a file
  *       fallocate()d first (the allocation timed too); 1 MiB pwrite()s
  *       over a file that already holds every page (no page allocation);
  *       vmsplice() of 1 MiB into a pipe and splice() into the file (what
- *       CRIU does with anonymous memory); prints "NAME BYTES NS" lines.
+ *       CRIU does with anonymous memory); two threads, each pwrite()ing
+ *       alternate 1 MiB pieces into one file (two image writers for one
+ *       GPU), and two threads each writing half the bytes into a file of
+ *       its own (one writer per GPU, two GPUs); prints "NAME BYTES NS"
+ *       lines.
  *
  * Times are CLOCK_MONOTONIC; each figure is the best of two runs (the
  * host is shared, TCG timings are noisy).
@@ -28,6 +32,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,21 +253,30 @@ enum wmode { W_WRITE, W_FALLOC, W_REWRITE, W_SPLICE };
 
 struct wcase {
 	const char *name;
-	enum wmode mode;
+	enum wmode mode;	/* two threads: W_WRITE or W_SPLICE only */
 	size_t piece;
+	unsigned int files;	/* two threads into 1 or 2 files; 0: one thread */
 };
 
 static const struct wcase wcases[] = {
-	{ "write-64K", W_WRITE, 64U << 10 },
-	{ "write-1M", W_WRITE, 1U << 20 },
-	{ "write-8M", W_WRITE, 8U << 20 },
-	{ "fallocate+write-1M", W_FALLOC, 1U << 20 },
-	{ "rewrite-1M", W_REWRITE, 1U << 20 },
-	{ "vmsplice+splice-1M", W_SPLICE, 1U << 20 },
+	{ "write-64K", W_WRITE, 64U << 10, 0 },
+	{ "write-1M", W_WRITE, 1U << 20, 0 },
+	{ "write-8M", W_WRITE, 8U << 20, 0 },
+	{ "fallocate+write-1M", W_FALLOC, 1U << 20, 0 },
+	{ "rewrite-1M", W_REWRITE, 1U << 20, 0 },
+	{ "vmsplice+splice-1M", W_SPLICE, 1U << 20, 0 },
+	{ "2-threads-1-file-pwrite-1M", W_WRITE, 1U << 20, 1 },
+	{ "2-threads-1-file-splice-1M", W_SPLICE, 1U << 20, 1 },
+	{ "2-threads-2-files-write-1M", W_WRITE, 1U << 20, 2 },
+	{ "2-threads-2-files-splice-1M", W_SPLICE, 1U << 20, 2 },
 };
 
-/* @len bytes of @buf moved into @fd by splice(), through pipe @pp. */
-static int splice_all(int fd, const int *pp, uint8_t *buf, size_t len)
+/*
+ * @len bytes of @buf moved into @fd by splice(), through pipe @pp: at
+ * *@at (advanced), or at the file's position if @at is NULL.
+ */
+static int splice_all(int fd, const int *pp, uint8_t *buf, size_t len,
+		      loff_t *at)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	ssize_t n;
@@ -273,7 +288,7 @@ static int splice_all(int fd, const int *pp, uint8_t *buf, size_t len)
 		iov.iov_base = (uint8_t *)iov.iov_base + n;
 		iov.iov_len -= (size_t)n;
 		while (n > 0) {
-			ssize_t m = splice(pp[0], NULL, fd, NULL, (size_t)n,
+			ssize_t m = splice(pp[0], NULL, fd, at, (size_t)n,
 					   SPLICE_F_MOVE);
 
 			if (m <= 0)
@@ -284,12 +299,104 @@ static int splice_all(int fd, const int *pp, uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* One of the two writers of a two-thread case. */
+struct writer {
+	int fd;
+	bool alternate;		/* one file: pieces 2k + @first, at their offsets */
+	bool splice;		/* through @pp, else pwrite() or write() */
+	int pp[2];
+	unsigned int first;
+	uint8_t *buf;
+	size_t piece;
+	uint64_t bytes;		/* the whole file's (two files: this writer's) */
+	int bad;
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	uint64_t k, step = w->alternate ? 2 : 1;
+	loff_t at;
+	ssize_t n;
+
+	for (k = w->alternate ? w->first : 0; !w->bad &&
+	     k * w->piece < w->bytes; k += step) {
+		at = (loff_t)(k * w->piece);
+		if (w->splice) {
+			w->bad = splice_all(w->fd, w->pp, w->buf + at % PIECE,
+					    w->piece,
+					    w->alternate ? &at : NULL);
+		} else if (!w->alternate) {
+			w->bad = write_all(w->fd, w->buf + at % PIECE,
+					   w->piece);
+		} else {
+			n = pwrite(w->fd, w->buf + at % PIECE, w->piece, at);
+			w->bad = n < 0 || (size_t)n != w->piece;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Two writer threads: into @fd (@wc->files 1) or into @fd and a second
+ * file @path2 (2: @bytes split between them). 0 or -1.
+ */
+static int write_two(const struct wcase *wc, int fd, const char *path2,
+		     uint8_t *buf, uint64_t bytes)
+{
+	bool one = wc->files == 1;
+	struct writer w[2];
+	pthread_t th[2];
+	int bad = 0, fd2 = -1;
+	unsigned int i;
+
+	if (!one) {
+		fd2 = open(path2, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+			   0600);
+		if (fd2 < 0)
+			return -1;
+	}
+	for (i = 0; i < 2; i++) {
+		w[i] = (struct writer){
+			.fd = i && !one ? fd2 : fd, .alternate = one,
+			.splice = wc->mode == W_SPLICE, .pp = { -1, -1 },
+			.first = i, .buf = buf, .piece = wc->piece,
+			.bytes = one ? bytes : bytes / 2,
+		};
+		if (w[i].splice && (pipe(w[i].pp) ||
+		    fcntl(w[i].pp[1], F_SETPIPE_SZ, (int)wc->piece) < 0))
+			w[i].bad = 1;
+		if (w[i].bad || pthread_create(&th[i], NULL, writer_main,
+					       &w[i])) {
+			bad = 1;
+			break;
+		}
+	}
+	while (i--) {
+		pthread_join(th[i], NULL);
+		bad |= w[i].bad;
+	}
+	for (i = 0; i < 2; i++) {
+		if (w[i].pp[0] >= 0) {
+			close(w[i].pp[0]);
+			close(w[i].pp[1]);
+		}
+	}
+	if (fd2 >= 0) {
+		if (close(fd2))
+			bad = 1;
+		unlink(path2);
+	}
+	return bad ? -1 : 0;
+}
+
 /* One timed run of @wc: @bytes from @buf (PIECE bytes) into @path. */
 static int write_case(const struct wcase *wc, const char *path, uint8_t *buf,
 		      uint64_t bytes, uint64_t *ns)
 {
 	uint64_t done, t = 0;
 	int fd, pp[2] = { -1, -1 }, bad = 0;
+	char path2[4100];
 
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -300,17 +407,22 @@ static int write_case(const struct wcase *wc, const char *path, uint8_t *buf,
 		if (lseek(fd, 0, SEEK_SET))
 			bad = 1;
 	}
-	if (wc->mode == W_SPLICE &&
+	if (wc->mode == W_SPLICE && !wc->files &&
 	    (pipe(pp) || fcntl(pp[1], F_SETPIPE_SZ, (int)wc->piece) < 0))
 		bad = 1;
 	t = now_ns();
 	if (!bad && wc->mode == W_FALLOC && fallocate(fd, 0, 0, (off_t)bytes))
 		bad = 1;
-	for (done = 0; !bad && done < bytes; done += wc->piece) {
+	if (!bad && wc->files) {
+		snprintf(path2, sizeof(path2), "%s.2", path);
+		bad = write_two(wc, fd, path2, buf, bytes);
+	}
+	for (done = 0; !bad && !wc->files && done < bytes;
+	     done += wc->piece) {
 		uint8_t *p = buf + done % PIECE;
 
 		bad = wc->mode == W_SPLICE ?
-		      splice_all(fd, pp, p, wc->piece) :
+		      splice_all(fd, pp, p, wc->piece, NULL) :
 		      write_all(fd, p, wc->piece);
 	}
 	*ns = now_ns() - t;
@@ -324,12 +436,25 @@ static int write_case(const struct wcase *wc, const char *path, uint8_t *buf,
 	return bad ? -1 : 0;
 }
 
-static int do_write(const char *bytesarg, const char *dir)
+/* Is @name one of the @n names at @want (or is @n 0)? */
+static bool wanted(const char *name, char **want, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(name, want[i]))
+			return true;
+	return !n;
+}
+
+static int do_write(const char *bytesarg, const char *dir, char **want,
+		    int nwant)
 {
 	uint64_t bytes = parse_size(bytesarg), x = 0x13198a2e03707344ULL;
 	uint64_t ns, best;
 	char path[4096];
 	unsigned int c;
+	int ran = 0;
 	uint8_t *buf;
 	size_t i;
 	int r;
@@ -351,6 +476,8 @@ static int do_write(const char *bytesarg, const char *dir)
 		memcpy(buf + i, &x, 8);
 	}
 	for (c = 0; c < ARRAY_SIZE(wcases); c++) {
+		if (!wanted(wcases[c].name, want, nwant))
+			continue;
 		best = UINT64_MAX;
 		for (r = 0; r < 2; r++) {
 			if (write_case(&wcases[c], path, buf, bytes, &ns)) {
@@ -365,20 +492,26 @@ static int do_write(const char *bytesarg, const char *dir)
 		printf("%s %" PRIu64 " %" PRIu64 "\n", wcases[c].name, bytes,
 		       best);
 		fflush(stdout);
+		ran++;
 	}
 	munmap(buf, PIECE);
+	if (nwant && ran != nwant) {
+		fprintf(stderr, "bench_io: %d of the %d write cases named are not known\n",
+			nwant - ran, nwant);
+		return 2;
+	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "write"))
-		return do_write(argv[2], argv[3]);
+	if (argc >= 4 && !strcmp(argv[1], "write"))
+		return do_write(argv[2], argv[3], argv + 4, argc - 4);
 	if (argc == 5 && !strcmp(argv[1], "copy"))
 		return do_copy(argv[2], argv[3], argv[4]);
 	if (argc == 3 && !strcmp(argv[1], "mem"))
 		return do_mem(argv[2]);
 	fprintf(stderr,
-		"usage: bench_io copy SRC DST BUF | bench_io mem BYTES | bench_io write BYTES DIR\n");
+		"usage: bench_io copy SRC DST BUF | bench_io mem BYTES | bench_io write BYTES DIR [NAME...]\n");
 	return 2;
 }
