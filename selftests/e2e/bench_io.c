@@ -13,17 +13,18 @@
  *       and both chunk checksums of the CRIU plugin (its own checksum.c)
  *       per 64 KiB chunk; prints "NAME BYTES NS" lines.
  *   bench_io write BYTES DIR [NAME...]
- *       (only the cases NAME... if given) the ways a dump can put BYTES of memory (pseudo-random, in a
- *       64 MiB buffer) into a new file in DIR (the images directory):
+ *       the ways a dump can put BYTES of memory (pseudo-random, in a
+ *       64 MiB buffer) into a new file in DIR (the images directory),
+ *       or only the cases NAME... (an unknown name fails):
  *       write() of 64 KiB, 1 MiB and 8 MiB; 1 MiB writes into a file
  *       fallocate()d first (the allocation timed too); 1 MiB pwrite()s
  *       over a file that already holds every page (no page allocation);
  *       vmsplice() of 1 MiB into a pipe and splice() into the file (what
- *       CRIU does with anonymous memory); two threads, each pwrite()ing
- *       alternate 1 MiB pieces into one file (two image writers for one
- *       GPU), and two threads each writing half the bytes into a file of
- *       its own (one writer per GPU, two GPUs); prints "NAME BYTES NS"
- *       lines.
+ *       CRIU does with anonymous memory); two threads, each putting
+ *       alternate 1 MiB pieces at their offsets into one file (two image
+ *       writers for one GPU), and two threads each writing half the bytes
+ *       into a file of its own (one writer per GPU, two GPUs), each by
+ *       pwrite() or write() and by splice(); prints "NAME BYTES NS" lines.
  *
  * Times are CLOCK_MONOTONIC; each figure is the best of two runs (the
  * host is shared, TCG timings are noisy).
@@ -345,7 +346,9 @@ static int write_two(const struct wcase *wc, int fd, const char *path2,
 		     uint8_t *buf, uint64_t bytes)
 {
 	bool one = wc->files == 1;
-	struct writer w[2];
+	struct writer w[2] = {
+		{ .pp = { -1, -1 } }, { .pp = { -1, -1 } }	/* closed below */
+	};
 	pthread_t th[2];
 	int bad = 0, fd2 = -1;
 	unsigned int i;
