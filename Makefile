@@ -314,8 +314,13 @@ containers: modules plugin
 	scripts/vm-run --env KFDSIM_KO=$(CURDIR)/kfdsim.ko --out $(BUILD)/containers \
 		-- selftests/containers/run.sh
 
+# Not Kbuild's "M=... clean": it deletes every *.s below the module's
+# directory, and the GPU kernels' sources (selftests/, userspace-plugin/gpu/)
+# are .s files. The module's outputs are these.
 clean:
-	@if [ -d "$(KDIR)" ]; then $(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -f kfdsim.ko kfdsim.mod kfdsim.mod.c kfdsim.mod.o kfdsim.o \
+		Module.symvers modules.order .*.cmd
+	find drivers \( -name '*.o' -o -name '.*.cmd' \) -type f -delete
 	@if [ -f selftests/Makefile ]; then $(MAKE) -s -C selftests clean; fi
 	@$(MAKE) -s -C selftests/e2e clean
 	@$(MAKE) -s -C userspace-plugin clean
