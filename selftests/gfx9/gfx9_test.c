@@ -2215,6 +2215,8 @@ TEST_F(gfx9, vendor_barrier_value_waits)
 	EXPECT_EQ(0u, kg_queue_rptr(&q));
 	kg_signal_store(&dep, 0x4f);	/* 0x4f & 0xf0 == 0x40 */
 	EXPECT_EQ(0, kg_signal_wait(&done, 0, KG_TIMEOUT_MS));
+	/* The read index is written back after the signal. */
+	EXPECT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
 	EXPECT_EQ(1u, kg_queue_rptr(&q));
 	EXPECT_EQ(0, kg_queue_free(&q));
 }
@@ -2255,6 +2257,8 @@ TEST_F(gfx9, vendor_pm4_ib)
 		ASSERT_EQ(0, kg_aql_submit(&q, p));
 		if (good) {
 			EXPECT_EQ(0, kg_signal_wait(&done, 0, KG_TIMEOUT_MS));
+			/* The read index is written back after the signal. */
+			EXPECT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
 			EXPECT_EQ(1u, kg_queue_rptr(&q));
 		} else {
 			for (i = 0; i < 1000; i++) {
@@ -2930,6 +2934,8 @@ TEST_F(gfx9, scratch_requested_and_used)
 	g9_scratch_fields(&q, &scr, 2);
 	kg_signal_store(&inactive, 0);
 	ASSERT_EQ(0, kg_signal_wait(&done, 0, KG_TIMEOUT_MS));
+	/* The read index is written back after the signal. */
+	EXPECT_EQ(0, kg_queue_wait_idle(&q, KG_TIMEOUT_MS));
 	EXPECT_EQ(1u, kg_queue_rptr(&q));
 	EXPECT_EQ(0, kg_signal_load(&inactive));
 	bad = g9_scratch_check(out.cpu, scr.cpu);
