@@ -116,11 +116,11 @@ static void kp_prof_log(const struct kp_copy_job *j, const char *engine,
 	for (i = 0; i < KP_PROF_PHASES && n < sizeof(line); i++)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " %s %" PRIu64,
 				      kp_prof_names[i], j->prof.ns[i] / 1000000);
-	kp_info("GPU %u: %s via %s, profile (ms): wall %" PRIu64 ",%s; chunk sums %s; %" PRIu64 " windows pipelined",
+	kp_info("GPU %u: %s via %s, profile (ms): wall %" PRIu64 ",%s; chunk sums %s; %" PRIu64 " windows pipelined; %s",
 		j->gpu_id, j->dir == KP_COPY_SAVE ? "save" : "load", engine,
 		wall / 1000000, line,
 		j->chunk ? kp_sum_kind_name(j->sum_kind) : "none (version 1)",
-		j->pipe_windows);
+		j->pipe_windows, j->image);
 }
 
 /* Move @n bytes out of the job's pipe into @img. 0 or -errno. */
@@ -1311,6 +1311,39 @@ bool kp_cpu_pipe_from_env(unsigned int njobs)
 	if (!strcmp(s, "0") || !strcmp(s, "1"))
 		return *s == '1';
 	kp_warn("KFD_BO_CPU_PIPE=\"%s\" is not 0, 1 or auto; using auto", s);
+	return def;
+}
+
+unsigned int kp_jobs_gpus(const struct kp_copy_job *jobs, unsigned int n)
+{
+	unsigned int i, k, gpus = 0;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < i; k++)
+			if (jobs[k].gpu_id == jobs[i].gpu_id)
+				break;
+		gpus += k == i;
+	}
+	return gpus;
+}
+
+unsigned int kp_lanes_from_env(unsigned int ngpus)
+{
+	const char *s = getenv("KFD_BO_LANES");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int def = 1, most;
+
+	if (!ngpus)
+		return 1;
+	most = KP_MIN(KP_MAX_LANES, KP_MAX(KP_MAX_GPUS / ngpus, 1U));
+	if (cpus > (long)ngpus)
+		def = (unsigned int)KP_MIN((long)most, cpus / (long)ngpus);
+	if (!s || !strcasecmp(s, "auto"))
+		return def;
+	if (s[0] >= '1' && s[0] <= '0' + (int)KP_MAX_LANES && !s[1])
+		return KP_MIN((unsigned int)(s[0] - '0'), most);
+	kp_warn("KFD_BO_LANES=\"%s\" is not 1 to %u or auto; using auto (%u)",
+		s, KP_MAX_LANES, def);
 	return def;
 }
 

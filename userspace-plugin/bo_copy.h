@@ -113,6 +113,7 @@ struct kp_copy_job {
 	enum kp_copy_dir dir;
 	char image[KP_NAME_LEN];
 	uint32_t gpu_id;	/* for messages */
+	uint32_t lane;		/* which of the GPU's pages images */
 	/*
 	 * save: threads that classify a window's chunks through the dma-buf
 	 * mapping (kp_classify_chunks()): 1 or 2; kp_copy_run() sets it.
@@ -226,6 +227,15 @@ void kp_stage_free(struct kp_copy_job *j);
  * online CPUs per job (sysconf).
  */
 bool kp_cpu_pipe_from_env(unsigned int njobs);
+
+/*
+ * Pages images (lanes, images.h) a dump spreads each GPU's BOs over, for
+ * @ngpus GPUs: KFD_BO_LANES (1 to KP_MAX_LANES), else (auto) one per
+ * online CPU per GPU; at most KP_MAX_LANES, and KP_MAX_GPUS images in all.
+ */
+unsigned int kp_lanes_from_env(unsigned int ngpus);
+/* How many GPUs @n jobs are for (a GPU's lanes are jobs of their own). */
+unsigned int kp_jobs_gpus(const struct kp_copy_job *jobs, unsigned int n);
 
 /*
  * Fills piece @k (@n bytes at offset @at of the window) of a

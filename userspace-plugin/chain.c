@@ -105,30 +105,39 @@ static int kp_chain_charge(uint64_t *bytes, uint64_t n, const char *where)
 	return 0;
 }
 
+/* Index of the pages image of device @d, lane @lane in c->pages. */
+static size_t kp_chain_image(size_t d, uint32_t lane)
+{
+	return d * KP_MAX_LANES + lane;
+}
+
 /* Open the pages images of @c and place every DATA chunk in them. */
 static int kp_chain_pages(struct kp_chain *c, int dirfd, const char *prefix,
 			  uint32_t id, uint64_t *bytes)
 {
 	const KfdProcess *p = c->p;
+	size_t d, i, x, nx = p->n_devices * KP_MAX_LANES;
 	char name[KP_NAME_LEN];
 	uint64_t total, ch, n;
+	uint32_t lane;
 	struct stat st;
-	size_t d, i;
 
-	c->pages = calloc(p->n_devices + 1, sizeof(*c->pages));
-	c->pages_name = calloc(p->n_devices + 1, sizeof(*c->pages_name));
+	c->pages = calloc(nx + 1, sizeof(*c->pages));
+	c->pages_name = calloc(nx + 1, sizeof(*c->pages_name));
 	c->off = calloc(p->n_bos + 1, sizeof(*c->off));
 	if (!c->pages || !c->pages_name || !c->off)
 		return -ENOMEM;
-	for (d = 0; d < p->n_devices; d++)
-		c->pages[d] = -1;
-	for (d = 0; d < p->n_devices; d++) {
+	for (x = 0; x < nx; x++)
+		c->pages[x] = -1;
+	for (x = 0; x < nx; x++) {
+		d = x / KP_MAX_LANES;
+		lane = x % KP_MAX_LANES;
 		total = 0;
 		for (i = 0; i < p->n_bos; i++) {
 			const KfdBo *b = p->bos[i];
 
 			if (b->gpu_id != p->devices[d]->user_gpu_id ||
-			    !b->has_contents)
+			    !b->has_contents || kp_bo_lane(b) != lane)
 				continue;
 			n = kp_nchunks(b->size, p->chunk_size);
 			if (kp_chain_charge(bytes, n * sizeof(uint64_t),
@@ -148,17 +157,17 @@ static int kp_chain_pages(struct kp_chain *c, int dirfd, const char *prefix,
 		}
 		if (!total)
 			continue;
-		kp_name_pages(name, id, p->devices[d]->user_gpu_id);
-		snprintf(c->pages_name[d], KP_WHERE_LEN, "%s%s", prefix, name);
-		c->pages[d] = kp_img_openat(dirfd, name);
-		if (c->pages[d] < 0) {
+		kp_name_pages(name, id, p->devices[d]->user_gpu_id, lane);
+		snprintf(c->pages_name[x], KP_WHERE_LEN, "%s%s", prefix, name);
+		c->pages[x] = kp_img_openat(dirfd, name);
+		if (c->pages[x] < 0) {
 			kp_err("parent pages image %s is missing: %s",
-			       c->pages_name[d], strerror(-c->pages[d]));
+			       c->pages_name[x], strerror(-c->pages[x]));
 			return -ENOENT;
 		}
-		if (fstat(c->pages[d], &st) || (uint64_t)st.st_size != total) {
+		if (fstat(c->pages[x], &st) || (uint64_t)st.st_size != total) {
 			kp_err("parent pages image %s is damaged: %" PRIu64 " bytes, its BOs' stored chunks are %" PRIu64,
-			       c->pages_name[d], (uint64_t)st.st_size, total);
+			       c->pages_name[x], (uint64_t)st.st_size, total);
 			return -EIO;
 		}
 	}
@@ -269,7 +278,8 @@ void kp_chain_free(struct kp_chain *c)
 
 	for (; c; c = next) {
 		next = c->parent;
-		for (i = 0; c->p && c->pages && i < c->p->n_devices; i++)
+		for (i = 0; c->p && c->pages &&
+			    i < c->p->n_devices * KP_MAX_LANES; i++)
 			if (c->pages[i] >= 0)
 				close(c->pages[i]);
 		for (i = 0; c->p && c->off && i < c->p->n_bos; i++)
@@ -287,9 +297,8 @@ int kp_chain_read(const struct kp_chain *ch, uint32_t bo, uint64_t c,
 		  void *buf, size_t len)
 {
 	const KfdBo *b;
-	size_t done = 0;
+	size_t done = 0, x;
 	ssize_t n;
-	int d;
 
 	for (; ch; ch = ch->parent) {
 		b = ch->p->bos[bo];
@@ -301,15 +310,16 @@ int kp_chain_read(const struct kp_chain *ch, uint32_t bo, uint64_t c,
 			bo = b->parent_bo;
 			continue;
 		}
-		d = kp_device_of(ch->p, b->gpu_id);
+		x = kp_chain_image((size_t)kp_device_of(ch->p, b->gpu_id),
+				   kp_bo_lane(b));
 		while (done < len) {
-			n = pread(ch->pages[d], (uint8_t *)buf + done,
+			n = pread(ch->pages[x], (uint8_t *)buf + done,
 				  len - done, (off_t)(ch->off[bo][c] + done));
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0) {
 				kp_err("cannot read parent pages image %s: %s",
-				       ch->pages_name[d],
+				       ch->pages_name[x],
 				       n ? strerror(errno) : "truncated");
 				return n ? -errno : -EIO;
 			}

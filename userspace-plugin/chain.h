@@ -42,7 +42,7 @@ struct kp_chain {
 	char where[KP_WHERE_LEN];	/* "parent/kfd-3.img", for messages */
 	uint64_t dump_id;
 	KfdProcess *p;
-	int *pages;			/* per device of p, or -1 */
+	int *pages;			/* per device and lane: -1 or an fd */
 	char (*pages_name)[KP_WHERE_LEN];
 	uint64_t **off;			/* per BO: each DATA chunk's offset */
 	struct kp_chain *parent;

@@ -236,6 +236,7 @@ struct kp_ckpt {
 	uint64_t *stored;		/* per BO: bytes in the pages image */
 	uint32_t *base_bo;		/* per BO: its index in base */
 	bool *has_base;			/* per BO: base_bo is set */
+	uint32_t *lane;			/* per BO: its pages image (lane) */
 	struct kp_base base;		/* the parent image compared with */
 	bool have_fds;			/* CHECKPOINT installed dmabuf fds */
 	bool paused;
@@ -321,6 +322,7 @@ static void kp_ckpt_free(struct kp_ckpt *c)
 	free(c->stored);
 	free(c->base_bo);
 	free(c->has_base);
+	free(c->lane);
 	kp_base_free(&c->base);
 }
 
@@ -338,7 +340,9 @@ static int kp_ckpt_chunks(struct kp_ckpt *c)
 	c->stored = calloc(nb + 1, sizeof(*c->stored));
 	c->base_bo = calloc(nb + 1, sizeof(*c->base_bo));
 	c->has_base = calloc(nb + 1, sizeof(*c->has_base));
-	if (!c->cstart || !c->stored || !c->base_bo || !c->has_base)
+	c->lane = calloc(nb + 1, sizeof(*c->lane));
+	if (!c->cstart || !c->stored || !c->base_bo || !c->has_base ||
+	    !c->lane)
 		return -ENOMEM;
 	for (i = 0; i < nb; i++) {
 		c->cstart[i] = total;
@@ -395,69 +399,105 @@ static int kp_ckpt_check(struct kp_ckpt *c)
 	return 0;
 }
 
-/* Save the contents: one copy job (thread) per device. */
+/*
+ * Spread the BOs with contents of device @d over up to @lanes pages
+ * images: each BO, in order, to the lane with the fewest bytes so far, so
+ * that the lanes' writers finish together. Sets c->lane[]; returns the
+ * lanes used (at least 1).
+ */
+static unsigned int kp_ckpt_lanes(struct kp_ckpt *c, uint32_t d,
+				  unsigned int lanes)
+{
+	uint64_t bytes[KP_MAX_LANES] = { 0 };
+	unsigned int l, best, used = 1;
+	uint32_t i;
+
+	for (i = 0; i < c->args.num_bos; i++) {
+		if (c->bos[i].gpu_id != c->devices[d].user_gpu_id ||
+		    !c->contents[i])
+			continue;
+		for (best = 0, l = 1; l < lanes; l++)
+			if (bytes[l] < bytes[best])
+				best = l;
+		c->lane[i] = best;
+		bytes[best] += c->bos[i].size;
+		used = KP_MAX(used, best + 1);
+	}
+	return used;
+}
+
+/* Save the contents: one copy job (thread) per pages image. */
 static int kp_ckpt_contents(struct kp_ckpt *c)
 {
 	uint32_t nd = c->args.num_devices, nb = c->args.num_bos, d, i;
+	unsigned int lanes = kp_lanes_from_env(nd), used, l, njobs = 0;
 	struct kp_copy_bo *cbos = NULL;
 	struct kp_copy_job *jobs;
-	unsigned int n, k = 0;
+	uint32_t *bo_of = NULL;		/* per cbos entry: its BO */
+	unsigned int k = 0;
 	int ret;
 
-	jobs = calloc(nd ? nd : 1, sizeof(*jobs));
+	jobs = calloc(nd ? nd * lanes : 1, sizeof(*jobs));
 	cbos = calloc(nb ? nb : 1, sizeof(*cbos));
-	if (!jobs || !cbos) {
+	bo_of = calloc(nb ? nb : 1, sizeof(*bo_of));
+	if (!jobs || !cbos || !bo_of) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (d = 0; d < nd; d++) {
-		struct kp_copy_job *j = &jobs[d];
+		used = kp_ckpt_lanes(c, d, lanes);
+		for (l = 0; l < used; l++) {
+			struct kp_copy_job *j = &jobs[njobs++];
 
-		j->dir = KP_COPY_SAVE;
-		j->gpu_id = c->devices[d].user_gpu_id;
-		j->mode = kp_config.copy_mode;
-		j->render_minor = c->gpus[d]->render_minor;
-		j->chunk = c->chunk;
-		j->sum_kind = c->sum_kind;
-		j->cpu_scan = kp_config.scan_mode == KP_SCAN_CPU;
-		j->gpu_scan = kp_config.scan_mode == KP_SCAN_GPU;
-		kp_name_pages(j->image, c->id, j->gpu_id);
-		j->bos = &cbos[k];
-		for (i = 0; i < nb; i++) {
-			if (c->bos[i].gpu_id != j->gpu_id || !c->contents[i])
-				continue;
-			cbos[k].addr = c->bos[i].addr;
-			cbos[k].size = c->bos[i].size;
-			cbos[k].dmabuf_fd = (int)c->bos[i].dmabuf_fd;
-			cbos[k].kinds = &c->kinds[c->cstart[i]];
-			cbos[k].sums = &c->sums[c->cstart[i]];
-			cbos[k].base = kp_base_sums(&c->base, c->bos[i].addr,
-						    c->bos[i].size,
-						    c->bos[i].gpu_id,
-						    c->bos[i].alloc_flags,
-						    &c->base_bo[i]);
-			c->has_base[i] = cbos[k].base;
-			k++;
-			j->nbos++;
+			j->dir = KP_COPY_SAVE;
+			j->gpu_id = c->devices[d].user_gpu_id;
+			j->lane = l;
+			j->mode = kp_config.copy_mode;
+			j->render_minor = c->gpus[d]->render_minor;
+			j->chunk = c->chunk;
+			j->sum_kind = c->sum_kind;
+			j->cpu_scan = kp_config.scan_mode == KP_SCAN_CPU;
+			j->gpu_scan = kp_config.scan_mode == KP_SCAN_GPU;
+			kp_name_pages(j->image, c->id, j->gpu_id, l);
+			j->bos = &cbos[k];
+			for (i = 0; i < nb; i++) {
+				if (c->bos[i].gpu_id != j->gpu_id ||
+				    !c->contents[i] || c->lane[i] != l)
+					continue;
+				bo_of[k] = i;
+				cbos[k].addr = c->bos[i].addr;
+				cbos[k].size = c->bos[i].size;
+				cbos[k].dmabuf_fd = (int)c->bos[i].dmabuf_fd;
+				cbos[k].kinds = &c->kinds[c->cstart[i]];
+				cbos[k].sums = &c->sums[c->cstart[i]];
+				cbos[k].base = kp_base_sums(&c->base,
+							    c->bos[i].addr,
+							    c->bos[i].size,
+							    c->bos[i].gpu_id,
+							    c->bos[i].alloc_flags,
+							    &c->base_bo[i]);
+				c->has_base[i] = cbos[k].base;
+				k++;
+				j->nbos++;
+			}
 		}
 	}
-	ret = kp_copy_run(jobs, nd, kp_config.max_buffer);
+	if (lanes > 1)
+		kp_info("pid %u: %u BOs with contents in %u pages images (up to %u per GPU)",
+			c->args.pid, k, njobs, lanes);
+	ret = kp_copy_run(jobs, njobs, kp_config.max_buffer);
 	if (ret)
 		goto out;
 
-	/* Hand the checksums back in BO order. */
-	for (d = 0; d < nd; d++) {
-		n = 0;
-		for (i = 0; i < nb; i++)
-			if (c->bos[i].gpu_id == jobs[d].gpu_id &&
-			    c->contents[i]) {
-				c->stored[i] = jobs[d].bos[n].stored;
-				c->checksums[i] = jobs[d].bos[n++].checksum;
-			}
+	/* Hand the checksums back to their BOs. */
+	for (i = 0; i < k; i++) {
+		c->stored[bo_of[i]] = cbos[i].stored;
+		c->checksums[bo_of[i]] = cbos[i].checksum;
 	}
 out:
 	free(jobs);
 	free(cbos);
+	free(bo_of);
 	return ret;
 }
 
@@ -526,6 +566,8 @@ static int kp_ckpt_write(struct kp_ckpt *c, uint32_t pid)
 				       KFD_CHUNK__KFD_CHUNK_PARENT, n);
 			bos[i].parent_bo = c->base_bo[i];
 			parent |= bos[i].has_parent_bo;
+			bos[i].has_lane = c->lane[i] != 0;
+			bos[i].lane = c->lane[i];
 		}
 		pbos[i] = &bos[i];
 	}

@@ -28,9 +28,13 @@ void kp_name_render(char *buf, uint32_t id)
 	snprintf(buf, KP_NAME_LEN, "render-%u.img", id);
 }
 
-void kp_name_pages(char *buf, uint32_t id, uint32_t gpu_id)
+void kp_name_pages(char *buf, uint32_t id, uint32_t gpu_id, uint32_t lane)
 {
-	snprintf(buf, KP_NAME_LEN, "kfd-pages-%u-%u.img", id, gpu_id);
+	if (lane)
+		snprintf(buf, KP_NAME_LEN, "kfd-pages-%u-%u-%u.img", id,
+			 gpu_id, lane);
+	else
+		snprintf(buf, KP_NAME_LEN, "kfd-pages-%u-%u.img", id, gpu_id);
 }
 
 /* "<prefix><u32>.img" exactly. */
@@ -62,9 +66,10 @@ bool kp_parse_name_render(const char *name, uint32_t *id)
 	return kp_parse_name_u32(name, "render-", id);
 }
 
-bool kp_parse_name_pages(const char *name, uint32_t *id, uint32_t *gpu_id)
+bool kp_parse_name_pages(const char *name, uint32_t *id, uint32_t *gpu_id,
+			 uint32_t *lane)
 {
-	unsigned long a, b;
+	unsigned long a, b, l = 0;
 	char *end;
 
 	if (strncmp(name, "kfd-pages-", 10) || name[10] < '0' ||
@@ -76,10 +81,19 @@ bool kp_parse_name_pages(const char *name, uint32_t *id, uint32_t *gpu_id)
 	    end[1] > '9')
 		return false;
 	b = strtoul(end + 1, &end, 10);
-	if (errno || b > UINT32_MAX || strcmp(end, ".img"))
+	if (errno || b > UINT32_MAX)
+		return false;
+	/* "-<lane>", 1 to KP_MAX_LANES - 1: lane 0 has the short name */
+	if (*end == '-' && end[1] >= '1' && end[1] <= '9') {
+		l = strtoul(end + 1, &end, 10);
+		if (errno || l >= KP_MAX_LANES)
+			return false;
+	}
+	if (strcmp(end, ".img"))
 		return false;
 	*id = (uint32_t)a;
 	*gpu_id = (uint32_t)b;
+	*lane = (uint32_t)l;
 	return true;
 }
 
@@ -330,6 +344,33 @@ static bool kp_bo_chunks_ok(const KfdProcess *p, const KfdBo *b)
 	return !parent || (b->has_parent_bo && p->has_parent_dump_id);
 }
 
+/*
+ * Lanes are version 4, of chunked BOs with contents, below KP_MAX_LANES;
+ * and a restore runs one job per pages image: at most KP_MAX_GPUS.
+ */
+static bool kp_lanes_ok(const KfdProcess *p, const KfdHeader *h)
+{
+	unsigned int images = 0;
+	uint32_t used;
+	size_t i, d;
+
+	for (i = 0; i < p->n_bos; i++)
+		if (p->bos[i]->has_lane &&
+		    (h->version < 4 || !kp_chunked(p) ||
+		     !p->bos[i]->has_contents ||
+		     p->bos[i]->lane >= KP_MAX_LANES))
+			return false;
+	for (d = 0; d < p->n_devices; d++) {
+		used = 0;
+		for (i = 0; i < p->n_bos; i++)
+			if (p->bos[i]->has_contents &&
+			    p->bos[i]->gpu_id == p->devices[d]->user_gpu_id)
+				used |= 1U << kp_bo_lane(p->bos[i]);
+		images += (unsigned int)__builtin_popcount(used);
+	}
+	return images <= KP_MAX_GPUS;
+}
+
 static bool kp_process_is_consistent(const KfdProcess *p, const KfdHeader *h)
 {
 	size_t i, j;
@@ -358,6 +399,8 @@ static bool kp_process_is_consistent(const KfdProcess *p, const KfdHeader *h)
 			    p->devices[i]->user_gpu_id)
 				return false;
 	}
+	if (!kp_lanes_ok(p, h))
+		return false;
 	for (i = 0; i < p->n_bos; i++) {
 		for (j = 0; j < p->n_devices; j++)
 			if (p->devices[j]->user_gpu_id == p->bos[i]->gpu_id)

@@ -17,7 +17,7 @@
 #include "topology.h"
 
 /* Format version this plugin writes, and the newest it reads. */
-#define KP_IMAGE_VERSION	3
+#define KP_IMAGE_VERSION	4
 
 /*
  * Version 2 keeps BO contents in chunks (kfd_image.proto, KfdChunk): zero
@@ -48,11 +48,25 @@ static inline enum kp_sum_kind kp_process_sum_kind(const KfdProcess *p)
 
 void kp_name_kfd(char *buf, uint32_t id);
 void kp_name_render(char *buf, uint32_t id);
-void kp_name_pages(char *buf, uint32_t id, uint32_t gpu_id);
+/*
+ * Version 4 spreads a GPU's BOs over up to KP_MAX_LANES pages images
+ * (KfdBo.lane), so that a dump has one writer per file and more than one
+ * per GPU: "kfd-pages-<id>-<gpu>.img" for lane 0 (the only one before),
+ * "kfd-pages-<id>-<gpu>-<lane>.img" for the others.
+ */
+#define KP_MAX_LANES		4U
+void kp_name_pages(char *buf, uint32_t id, uint32_t gpu_id, uint32_t lane);
 /* Parse "kfd-<id>.img" / "render-<id>.img"; false for other names. */
 bool kp_parse_name_kfd(const char *name, uint32_t *id);
 bool kp_parse_name_render(const char *name, uint32_t *id);
-bool kp_parse_name_pages(const char *name, uint32_t *id, uint32_t *gpu_id);
+/* Either pages name; *lane is 0 for the first. */
+bool kp_parse_name_pages(const char *name, uint32_t *id, uint32_t *gpu_id,
+			 uint32_t *lane);
+/* The pages image (lane) of its GPU that holds BO @b's chunks. */
+static inline uint32_t kp_bo_lane(const KfdBo *b)
+{
+	return b->has_lane ? b->lane : 0;
+}
 
 /*
  * The directory images live in: CRIU's (criu_get_image_dir()) inside

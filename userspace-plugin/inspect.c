@@ -171,8 +171,9 @@ static int kp_verify_flat(int fd, uint32_t gpu_id, const KfdProcess *p,
  * Version 2: this image's DATA chunks in order, the others from the
  * parent images (@chain) or zero; every chunk's and BO's checksum.
  */
-static int kp_verify_chunks(int fd, uint32_t gpu_id, const KfdProcess *p,
-			    const struct kp_chain *chain, uint8_t *buf)
+static int kp_verify_chunks(int fd, uint32_t gpu_id, uint32_t lane,
+			    const KfdProcess *p, const struct kp_chain *chain,
+			    uint8_t *buf)
 {
 	unsigned int bad = 0;
 	struct kp_sum sum;
@@ -183,7 +184,8 @@ static int kp_verify_chunks(int fd, uint32_t gpu_id, const KfdProcess *p,
 	for (i = 0; i < p->n_bos; i++) {
 		const KfdBo *b = p->bos[i];
 
-		if (b->gpu_id != gpu_id || !b->has_contents)
+		if (b->gpu_id != gpu_id || !b->has_contents ||
+		    kp_bo_lane(b) != lane)
 			continue;
 		kp_sum_init(&sum);
 		n = kp_nchunks(b->size, p->chunk_size);
@@ -217,12 +219,16 @@ static int kp_verify_chunks(int fd, uint32_t gpu_id, const KfdProcess *p,
 	return bad;
 }
 
-/* The pages image of one GPU; with --verify, the checksums too. */
-static int kp_show_pages(uint32_t id, uint32_t gpu_id, const KfdProcess *p,
-			 const struct kp_chain *chain)
+/*
+ * The pages image of one GPU's lane (lane 0: "GPU <n>", the others "GPU
+ * <n>, lane <l>", shown only if BOs are in it); with --verify, the
+ * checksums too.
+ */
+static int kp_show_pages(uint32_t id, uint32_t gpu_id, uint32_t lane,
+			 const KfdProcess *p, const struct kp_chain *chain)
 {
 	uint64_t want = 0, logical = 0, have, file;
-	char name[KP_NAME_LEN], sz[32], lsz[32];
+	char name[KP_NAME_LEN], sz[32], lsz[32], who[48];
 	unsigned int nbos = 0, bad;
 	size_t i, chunk = 1 << 20;
 	struct stat st;
@@ -230,22 +236,29 @@ static int kp_show_pages(uint32_t id, uint32_t gpu_id, const KfdProcess *p,
 	int fd, ret = 0;
 
 	for (i = 0; i < p->n_bos; i++) {
-		if (p->bos[i]->gpu_id == gpu_id && p->bos[i]->has_contents) {
+		if (p->bos[i]->gpu_id == gpu_id && p->bos[i]->has_contents &&
+		    kp_bo_lane(p->bos[i]) == lane) {
 			want += kp_bo_stored(p, p->bos[i]);
 			logical += p->bos[i]->size;
 			nbos++;
 		}
 	}
-	kp_name_pages(name, id, gpu_id);
+	if (lane && !nbos)
+		return 0;
+	if (lane)
+		snprintf(who, sizeof(who), "GPU %u, lane %u", gpu_id, lane);
+	else
+		snprintf(who, sizeof(who), "GPU %u", gpu_id);
+	kp_name_pages(name, id, gpu_id, lane);
 	fd = kp_img_open(name);
 	if (fd < 0) {
 		/* A format 2 image stores nothing for zero or unchanged BOs. */
 		if (kp_chunked(p) && !want && nbos) {
-			printf("  pages of GPU %u: none stored for %u BOs (%s of contents)\n",
-			       gpu_id, nbos, kp_human(logical, lsz, sizeof(lsz)));
+			printf("  pages of %s: none stored for %u BOs (%s of contents)\n",
+			       who, nbos, kp_human(logical, lsz, sizeof(lsz)));
 			return 0;
 		}
-		printf("  pages of GPU %u: %s: %s%s\n", gpu_id, name,
+		printf("  pages of %s: %s: %s%s\n", who, name,
 		       strerror(-fd), nbos ? " (MISSING)" : "");
 		return nbos ? -1 : 0;
 	}
@@ -259,8 +272,8 @@ static int kp_show_pages(uint32_t id, uint32_t gpu_id, const KfdProcess *p,
 		}
 		file -= 8;
 	}
-	printf("  pages of GPU %u: %s: %s stored of %s of contents (%" PRIu64 ".%02" PRIu64 "%%) for %u BOs, file %" PRIu64 " bytes%s\n",
-	       gpu_id, name, kp_human(have, sz, sizeof(sz)),
+	printf("  pages of %s: %s: %s stored of %s of contents (%" PRIu64 ".%02" PRIu64 "%%) for %u BOs, file %" PRIu64 " bytes%s\n",
+	       who, name, kp_human(have, sz, sizeof(sz)),
 	       kp_human(logical, lsz, sizeof(lsz)),
 	       logical ? have * 100 / logical : 0,
 	       logical ? have * 10000 / logical % 100 : 0, nbos,
@@ -280,10 +293,10 @@ static int kp_show_pages(uint32_t id, uint32_t gpu_id, const KfdProcess *p,
 		close(fd);
 		return -1;
 	}
-	bad = kp_chunked(p) ? kp_verify_chunks(fd, gpu_id, p, chain, buf) :
-			      kp_verify_flat(fd, gpu_id, p, buf, chunk);
-	printf("    checksums of GPU %u: %s\n", gpu_id,
-	       bad ? "MISMATCH" : "ok");
+	bad = kp_chunked(p) ?
+	      kp_verify_chunks(fd, gpu_id, lane, p, chain, buf) :
+	      kp_verify_flat(fd, gpu_id, p, buf, chunk);
+	printf("    checksums of %s: %s\n", who, bad ? "MISMATCH" : "ok");
 	free(buf);
 	close(fd);
 	return bad ? -1 : 0;
@@ -309,6 +322,7 @@ static int kp_show_process(uint32_t id, int fd, const char *name,
 	uint64_t logical = 0, stored = 0;
 	struct kp_chain *chain = NULL, *link;
 	KfdProcess *p;
+	uint32_t lane;
 	size_t i;
 	int ret = 0;
 
@@ -339,6 +353,8 @@ static int kp_show_process(uint32_t id, int fd, const char *name,
 			continue;
 		}
 		printf(" checksum 0x%016" PRIx64, b->checksum);
+		if (kp_bo_lane(b))
+			printf(" lane %u", kp_bo_lane(b));
 		if (kp_chunked(p))
 			kp_show_chunks(p, b);
 		printf("\n");
@@ -363,8 +379,10 @@ static int kp_show_process(uint32_t id, int fd, const char *name,
 			       link->where, link->dump_id);
 	}
 	for (i = 0; i < p->n_devices; i++)
-		if (kp_show_pages(id, p->devices[i]->user_gpu_id, p, chain))
-			ret = -1;
+		for (lane = 0; lane < KP_MAX_LANES; lane++)
+			if (kp_show_pages(id, p->devices[i]->user_gpu_id, lane,
+					  p, chain))
+				ret = -1;
 	kp_chain_free(chain);
 	kfd_process__free_unpacked(p, NULL);
 	return ret;

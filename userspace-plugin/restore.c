@@ -388,8 +388,8 @@ static int kp_restore_contents(uint32_t id, const char *name,
 	struct kp_chain *chain = NULL, *link;
 	struct kp_copy_bo *cbos = NULL;
 	struct kp_copy_job *jobs = NULL;
-	size_t nd = p->n_devices, nb = p->n_bos, d, i;
-	unsigned int njobs = 0, k = 0;
+	size_t nd = p->n_devices, nb = p->n_bos, d, i, n;
+	unsigned int njobs = 0, k = 0, l;
 	int ret = 0, c;
 
 	ret = kp_chain_open(kp_image_dir(), name, p, &chain);
@@ -398,14 +398,18 @@ static int kp_restore_contents(uint32_t id, const char *name,
 	for (link = chain; link; link = link->parent)
 		kp_info("%s is incremental: it refers to %s (dump %016" PRIx64 ")",
 			name, link->where, link->dump_id);
-	jobs = calloc(nd ? nd : 1, sizeof(*jobs));
+	jobs = calloc(nd ? nd * KP_MAX_LANES : 1, sizeof(*jobs));
 	cbos = calloc(nb ? nb : 1, sizeof(*cbos));
 	if (!jobs || !cbos) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (d = 0; d < nd; d++) {
+	/* One job per pages image: per GPU and lane (images.h). */
+	for (n = 0; n < nd * KP_MAX_LANES; n++) {
 		struct kp_copy_job *j = &jobs[njobs];
+
+		d = n / KP_MAX_LANES;
+		l = n % KP_MAX_LANES;
 
 		c = kp_ckpt_index(p->devices[d]->gpu_id);
 		if (c < 0) {
@@ -419,11 +423,13 @@ static int kp_restore_contents(uint32_t id, const char *name,
 			kp_local_topology()->gpus[rs.map[c]].render_minor;
 		j->chunk = kp_chunked(p) ? p->chunk_size : 0;
 		j->sum_kind = kp_process_sum_kind(p);
-		kp_name_pages(j->image, id, j->gpu_id);
+		j->lane = l;
+		kp_name_pages(j->image, id, j->gpu_id, l);
 		j->bos = &cbos[k];
 		for (i = 0; i < nb; i++) {
 			if (p->bos[i]->gpu_id != j->gpu_id ||
-			    !p->bos[i]->has_contents)
+			    !p->bos[i]->has_contents ||
+			    kp_bo_lane(p->bos[i]) != l)
 				continue;
 			if (b[i].dmabuf_fd == KFD_INVALID_FD) {
 				kp_err("RESTORE gave no dma-buf for BO 0x%" PRIx64 ", whose contents were saved",

@@ -359,7 +359,8 @@ static int kp_rw_read_image(struct kp_rw_batch *b)
 		j->sum_kind = kp_process_sum_kind(b->p);
 		for (k = 0, n = 0; n < b->p->n_bos; n++) {
 			pb = b->p->bos[n];
-			if (pb->gpu_id != j->gpu_id || !pb->has_contents)
+			if (pb->gpu_id != j->gpu_id || !pb->has_contents ||
+			    kp_bo_lane(pb) != j->lane)
 				continue;
 			bo = k < j->nbos ? &j->bos[k++] : NULL;
 			if (!bo || bo->addr != pb->addr ||
@@ -378,8 +379,8 @@ static int kp_rw_read_image(struct kp_rw_batch *b)
 	}
 	return 0;
 mismatch:
-	kp_err("restore workers: process %d handed over BOs of GPU %u that are not those of %s",
-	       (int)b->pid, j->gpu_id, name);
+	kp_err("restore workers: process %d handed over BOs of GPU %u (pages image %s) that are not those of %s",
+	       (int)b->pid, j->gpu_id, j->image, name);
 	return -EPROTO;
 }
 
@@ -489,8 +490,9 @@ static void *kp_rw_worker(void *arg)
 			       (int)b->pid, b->image_id, strerror(-ret));
 		else
 			kp_info("restore worker: process %d (kfd-%u.img): %u BOs on %u GPUs restored in %.1f ms, %u threads",
-				(int)b->pid, b->image_id, b->nbos, b->njobs,
-				kp_rw_ms(&t0), n);
+				(int)b->pid, b->image_id, b->nbos,
+				kp_jobs_gpus(b->jobs, b->njobs), kp_rw_ms(&t0),
+				n);
 		pthread_mutex_lock(&rw.lock);
 		kp_rw_record(b, ret);
 	}
@@ -553,21 +555,21 @@ static ssize_t kp_rw_recv(int c, union kp_rw_msg *m, int *fds,
 static int kp_rw_take_job(struct kp_rw_batch *b, const struct kp_rw_job_msg *m)
 {
 	struct kp_copy_job *j;
-	uint32_t id, gpu;
+	uint32_t id, gpu, lane;
 	unsigned int k;
 
 	if (b->njobs == KP_MAX_GPUS || !m->nbos || m->nbos > KP_RW_MAX_BOS ||
 	    m->mode > KP_COPY_SDMA ||
 	    (m->flags & ~(KP_RW_JOB_NO_SYNC | KP_RW_JOB_CHUNKED)) ||
 	    m->pad || strnlen(m->image, KP_NAME_LEN) == KP_NAME_LEN ||
-	    !kp_parse_name_pages(m->image, &id, &gpu) ||
+	    !kp_parse_name_pages(m->image, &id, &gpu, &lane) ||
 	    gpu != m->gpu_id ||
 	    (b->njobs && id != b->image_id) ||
 	    (b->njobs && b->chunked != !!(m->flags & KP_RW_JOB_CHUNKED)))
 		return -EPROTO;
-	/* One job per GPU: a second would load the same BOs twice. */
+	/* One job per pages image: a second would load the same BOs twice. */
 	for (k = 0; k < b->njobs; k++)
-		if (b->jobs[k].gpu_id == m->gpu_id)
+		if (b->jobs[k].gpu_id == m->gpu_id && b->jobs[k].lane == lane)
 			return -EPROTO;
 	/* Plain files instead of dma-bufs: only the unit tests do that. */
 	if ((m->flags & KP_RW_JOB_NO_SYNC) && !rw.test_mode)
@@ -582,6 +584,7 @@ static int kp_rw_take_job(struct kp_rw_batch *b, const struct kp_rw_job_msg *m)
 	j->dir = KP_COPY_LOAD;
 	memcpy(j->image, m->image, KP_NAME_LEN);
 	j->gpu_id = m->gpu_id;
+	j->lane = lane;
 	j->render_minor = m->render_minor;
 	j->mode = (enum kp_copy_mode)m->mode;
 	j->no_sync = m->flags & KP_RW_JOB_NO_SYNC;
@@ -1220,7 +1223,7 @@ int kp_rw_submit(uint32_t image_id, const struct kp_copy_job *jobs,
 		       strerror(-ret));
 		return ret;
 	}
-	kp_info("handed %u BOs on %u GPUs over to the restore workers in criu's master",
-		nbos, em.njobs);
+	kp_info("handed %u BOs on %u GPUs (%u pages images) over to the restore workers in criu's master",
+		nbos, kp_jobs_gpus(jobs, njobs), em.njobs);
 	return 0;
 }

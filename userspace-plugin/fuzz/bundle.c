@@ -21,6 +21,7 @@ unsigned int kf_split(const uint8_t *buf, size_t len, struct kf_file *f)
 		f[n].kind = (enum kf_kind)(buf[off] % 3);
 		f[n].slot = (buf[off] / 3) % KF_SLOTS;
 		f[n].parent = (buf[off] / (3 * KF_SLOTS)) % 2;
+		f[n].lane = (buf[off] / (6 * KF_SLOTS)) % KP_MAX_LANES;
 		f[n].gpu_id = kf_le32(buf + off + 1);
 		l = kf_le32(buf + off + 5);
 		off += KF_ITEM_HDR;
@@ -49,14 +50,16 @@ void kf_name(const struct kf_file *f, char *name)
 		kp_name_render(at, f->slot ? 5 + f->slot : 2);
 		break;
 	default:
-		kp_name_pages(at, id, f->gpu_id);
+		kp_name_pages(at, id, f->gpu_id, f->lane);
 	}
 }
 
-uint8_t kf_kind_byte(enum kf_kind kind, unsigned int slot, bool parent)
+uint8_t kf_kind_byte(enum kf_kind kind, unsigned int slot, bool parent,
+		     unsigned int lane)
 {
 	return (uint8_t)(kind + 3 * (slot % KF_SLOTS) +
-			 (parent ? 3 * KF_SLOTS : 0));
+			 (parent ? 3 * KF_SLOTS : 0) +
+			 6 * KF_SLOTS * (lane % KP_MAX_LANES));
 }
 
 static void kf_put_le32(uint8_t *p, uint32_t v)

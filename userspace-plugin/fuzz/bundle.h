@@ -12,7 +12,8 @@
  * kfd-pages-<2+s>-<gpu_id>. (kind / 12) % 2 = 1 puts the file in the
  * subdirectory "parent" (CRIU's link to the previous dump's images), so
  * that an input can hold aliases of each other and an incremental image
- * with its parents. A short tail is ignored; at most KF_MAX_FILES files
+ * with its parents. (kind / 24) % KP_MAX_LANES, the lane, names a pages
+ * image of a lane other than 0: kfd-pages-<id>-<gpu_id>-<lane>. A short tail is ignored; at most KF_MAX_FILES files
  * are taken.
  */
 #ifndef KFD_FUZZ_BUNDLE_H
@@ -33,6 +34,7 @@ struct kf_file {
 	enum kf_kind kind;
 	unsigned int slot;	/* the image id, see above */
 	bool parent;		/* in parent/ */
+	uint32_t lane;		/* pages: which of the GPU's images */
 	uint32_t gpu_id;
 	const uint8_t *data;
 	size_t len;
@@ -42,8 +44,12 @@ struct kf_file {
 unsigned int kf_split(const uint8_t *buf, size_t len, struct kf_file *f);
 /* The path of @f below the bundle's directory (KP_NAME_LEN + 7 bytes). */
 void kf_name(const struct kf_file *f, char *name);
-/* The kind byte of a file of @kind in @slot, in parent/ if @parent. */
-uint8_t kf_kind_byte(enum kf_kind kind, unsigned int slot, bool parent);
+/*
+ * The kind byte of a file of @kind in @slot, in parent/ if @parent, of
+ * @lane (pages; 0 for the others).
+ */
+uint8_t kf_kind_byte(enum kf_kind kind, unsigned int slot, bool parent,
+		     unsigned int lane);
 /*
  * Append one item of kind byte @kind (an enum kf_kind, or kf_kind_byte())
  * to @out (at @*off, within @cap); -1 if it does not fit.

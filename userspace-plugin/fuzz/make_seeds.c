@@ -105,11 +105,11 @@ static void ks_add_image(bool in_parent, KfdHeader *h, KfdProcess *p,
 {
 	unsigned int d;
 
-	ks_add_msgs(kf_kind_byte(KF_KFD, 0, in_parent), 0, &h->base,
+	ks_add_msgs(kf_kind_byte(KF_KFD, 0, in_parent, 0), 0, &h->base,
 		    &p->base);
 	for (d = 0; d < KF_NGPUS; d++)
 		if (kf_append(ks_buf, KS_CAP, &ks_len,
-			      kf_kind_byte(KF_PAGES, 0, in_parent),
+			      kf_kind_byte(KF_PAGES, 0, in_parent, 0),
 			      g[d].gpu_id, data[d], dlen ? dlen[d] : 0))
 			ks_die("bundle");
 }
@@ -322,13 +322,13 @@ static void ks_synthetic(const char *out)
 	al.alias_of = 3;
 	ks_add_msgs(KF_KFD, 0, &al.base, NULL);
 	al.alias_of = 1;
-	ks_add_msgs(kf_kind_byte(KF_KFD, 1, false), 0, &al.base, NULL);
+	ks_add_msgs(kf_kind_byte(KF_KFD, 1, false, 0), 0, &al.base, NULL);
 	ks_save(out, "synthetic-alias-cycle");
 
 	ks_chunked(out, &h, &p, &r, g);
 }
 
-static void ks_add_file(int dfd, const char *name, enum kf_kind kind,
+static void ks_add_file(int dfd, const char *name, unsigned int kind,
 			uint32_t gpu)
 {
 	struct stat st;
@@ -355,7 +355,7 @@ static void ks_add_file(int dfd, const char *name, enum kf_kind kind,
 /* The first PROCESS kfd image of @dir, its pages and a render image. */
 static int ks_real(const char *out, const char *dir, int n)
 {
-	uint32_t id, kid = 0, gpu, pid;
+	uint32_t id, kid = 0, gpu, pid, lane;
 	bool have_kfd = false, have_render = false;
 	char name[64];
 	struct dirent *de;
@@ -390,8 +390,10 @@ static int ks_real(const char *out, const char *dir, int n)
 	if (d)
 		rewinddir(d);
 	while (have_kfd && d && (de = readdir(d)))
-		if (kp_parse_name_pages(de->d_name, &pid, &gpu) && pid == kid)
-			ks_add_file(dfd, de->d_name, KF_PAGES, gpu);
+		if (kp_parse_name_pages(de->d_name, &pid, &gpu, &lane) &&
+		    pid == kid)
+			ks_add_file(dfd, de->d_name,
+				    kf_kind_byte(KF_PAGES, 0, false, lane), gpu);
 	if (d)
 		closedir(d);
 	close(dfd);

@@ -557,15 +557,25 @@ static void test_match(void)
 static void test_names(void)
 {
 	char name[KP_NAME_LEN];
-	uint32_t a, b;
+	uint32_t a, b, l;
 
 	kp_name_kfd(name, 12);
 	CHECK(!strcmp(name, "kfd-12.img"));
 	CHECK(kp_parse_name_kfd(name, &a) && a == 12);
-	kp_name_pages(name, 12, 4660);
+	kp_name_pages(name, 12, 4660, 0);
 	CHECK(!strcmp(name, "kfd-pages-12-4660.img"));
 	CHECK(!kp_parse_name_kfd(name, &a));
-	CHECK(kp_parse_name_pages(name, &a, &b) && a == 12 && b == 4660);
+	CHECK(kp_parse_name_pages(name, &a, &b, &l) && a == 12 && b == 4660 &&
+	      l == 0);
+	kp_name_pages(name, 12, 4660, 3);
+	CHECK(!strcmp(name, "kfd-pages-12-4660-3.img"));
+	CHECK(kp_parse_name_pages(name, &a, &b, &l) && a == 12 && b == 4660 &&
+	      l == 3);
+	/* lane 0 has the short name only; lanes end at KP_MAX_LANES - 1 */
+	CHECK(!kp_parse_name_pages("kfd-pages-1-2-0.img", &a, &b, &l));
+	CHECK(!kp_parse_name_pages("kfd-pages-1-2-4.img", &a, &b, &l));
+	CHECK(!kp_parse_name_pages("kfd-pages-1-2-1-1.img", &a, &b, &l));
+	CHECK(!kp_parse_name_pages("kfd-pages-1-2-.img", &a, &b, &l));
 	kp_name_render(name, 3);
 	CHECK(kp_parse_name_render(name, &a) && a == 3);
 	CHECK(!kp_parse_name_kfd("kfd-.img", &a));
@@ -787,8 +797,8 @@ static int two_gpu_setup(const char *name, const size_t sizes[3],
 	jobs[1] = (struct kp_copy_job){ .dir = KP_COPY_SAVE, .gpu_id = 2,
 					.nbos = 1, .bos = &src[2],
 					.no_sync = true };
-	kp_name_pages(jobs[0].image, 7, 1);
-	kp_name_pages(jobs[1].image, 7, 2);
+	kp_name_pages(jobs[0].image, 7, 1, 0);
+	kp_name_pages(jobs[1].image, 7, 2, 0);
 	return dirfd;
 }
 
@@ -1177,7 +1187,7 @@ static void test_parallel_restore_peers(void)
 
 	/* A pages image of another GPU than the job's; two jobs of a GPU. */
 	bad[0] = jobs[0];
-	kp_name_pages(bad[0].image, 7, 2);
+	kp_name_pages(bad[0].image, 7, 2, 0);
 	CHECK(!kp_rw_start(2, 64 << 20));
 	CHECK(submit_in_child(7, bad, 1, &child) == -EPROTO);
 	CHECK(kp_rw_finish(child) == -EPROTO);
@@ -1370,6 +1380,8 @@ static int dirty_bo(size_t size)
  * chunk_sum field), which must still restore; xxh64 is what it writes now.
  */
 static enum kp_sum_kind test_sum_kind;
+/* The pages image (lane, format 4) the chain's images keep the BO in. */
+static uint32_t test_lane;
 
 /* One image of the chain: dump_id, parent and the saved BO's chunk map. */
 struct chunked {
@@ -1400,11 +1412,12 @@ static int save_chunked(int dirfd, int fd, const struct chunked *base,
 	struct kp_copy_job j = {
 		.dir = KP_COPY_SAVE, .gpu_id = 1111, .nbos = 1, .bos = &bo,
 		.no_sync = true, .chunk = CH, .sum_kind = test_sum_kind,
+		.lane = test_lane,
 	};
 	int ret;
 
 	kp_set_image_dir(dirfd);
-	kp_name_pages(j.image, 1, 1111);
+	kp_name_pages(j.image, 1, 1111, test_lane);
 	/* Two chunks per window: chunks and windows must agree. */
 	ret = kp_copy_run(&j, 1, 2 * CH);
 	out->checksum = bo.checksum;
@@ -1428,7 +1441,8 @@ static void write_chunked_image(int dirfd, uint64_t dump_id,
 	int fd;
 
 	t = one_gpu_header(&h, &gm, gpus,
-			   test_sum_kind == KP_SUM_FOLD64 ? 2 : KP_IMAGE_VERSION);
+			   test_sum_kind == KP_SUM_FOLD64 && !test_lane ?
+			   2 : KP_IMAGE_VERSION);
 	h.has_pid = h.has_dump_id = true;
 	h.pid = 4242;
 	h.dump_id = dump_id;
@@ -1449,6 +1463,8 @@ static void write_chunked_image(int dirfd, uint64_t dump_id,
 	bo.chunk_sums = (uint64_t *)c->sums;
 	bo.has_parent_bo = !!parent_dump;
 	bo.parent_bo = c->parent_bo;
+	bo.has_lane = test_lane != 0;
+	bo.lane = test_lane;
 	p.num_devices = p.n_devices = 1;
 	p.devices = devs;
 	p.num_bos = p.n_bos = 1;
@@ -1521,7 +1537,8 @@ static int restore_chunked(int dirfd, int src)
 	bo.sums = p->bos[0]->chunk_sums;
 	bo.chain = chain;
 	bo.chain_bo = p->bos[0]->parent_bo;
-	kp_name_pages(j.image, 1, 1111);
+	j.lane = test_lane;
+	kp_name_pages(j.image, 1, 1111, test_lane);
 	ret = kp_copy_run(&j, 1, 64 << 20);
 	if (!ret && !same_contents(src, bo.dmabuf_fd, NCH * CH))
 		ret = -EBADMSG;
@@ -1574,7 +1591,8 @@ static int restore_chunked_parallel(int dirfd, int src)
 	}
 	bo.checksum = p->bos[0]->checksum;
 	bo.dmabuf_fd = dirty_bo(NCH * CH);
-	kp_name_pages(j.image, 1, 1111);
+	j.lane = test_lane;
+	kp_name_pages(j.image, 1, 1111, test_lane);
 	ret = kp_rw_start(3, 64 << 20);
 	if (!ret) {
 		ret = submit_in_child(1, &j, 1, &child);
@@ -1612,7 +1630,7 @@ static void test_chunked_slices(void)
 
 	dirfd = open_dir("slices");
 	kp_set_image_dir(dirfd);
-	kp_name_pages(j.image, 1, 1111);
+	kp_name_pages(j.image, 1, 1111, 0);
 	for (i = 0; i < 3; i++) {
 		src[i] = (struct kp_copy_bo){ .addr = BO_VA + i * NCH * CH,
 					      .size = NCH * CH,
@@ -1660,13 +1678,14 @@ static uint64_t file_size(int dirfd, const char *name)
 
 static void test_sparse_incremental(void)
 {
-	const char *pages = "kfd-pages-1-1111.img";
+	char pages[KP_NAME_LEN], msg[128];
 	struct chunked c1 = { 0 }, c2 = { 0 }, c3 = { 0 };
 	struct kp_base base;
 	int d1, dp, d2, d3, src, fd;
 	uint8_t byte;
 	unsigned int i;
 
+	kp_name_pages(pages, 1, 1111, test_lane);
 	d1 = open_dir("inc1");
 	dp = open_dir("inc1p");		/* a pre-dump: no kfd images */
 	d2 = open_dir("inc2");
@@ -1786,7 +1805,9 @@ static void test_sparse_incremental(void)
 	/* Truncated parent pages image. */
 	CHECK(!ftruncate(fd, CH));
 	CHECK(restore_chunked(d3, src) == -EIO);
-	CHECK(strstr(kp_log_last(), "parent pages image parent/parent/parent/kfd-pages-1-1111.img is damaged"));
+	snprintf(msg, sizeof(msg),
+		 "parent pages image parent/parent/parent/%s is damaged", pages);
+	CHECK(strstr(kp_log_last(), msg));
 	close(fd);
 
 	/* A parent from another dump. */
@@ -1815,6 +1836,15 @@ static void test_sparse_incremental(void)
 	write_chunked_image(d3, 333, &c3, 222, 1);
 	CHECK(restore_chunked(d3, src) == -EIO);
 	CHECK(strstr(kp_log_last(), "disagree"));
+	/* A lane this reader does not have is a corrupt image too. */
+	if (test_lane) {
+		c3.kinds[0] = KFD_CHUNK__KFD_CHUNK_ZERO;
+		test_lane = KP_MAX_LANES;
+		write_chunked_image(d3, 333, &c3, 222, 1);
+		test_lane = 1;
+		CHECK(restore_chunked(d3, src) == -EIO);
+		CHECK(strstr(kp_log_last(), "disagree"));
+	}
 
 	close(src);
 	kp_set_image_dir(AT_FDCWD);
@@ -2057,7 +2087,7 @@ static void test_scan_classify(void)
 	CHECK(!save_chunked(dirfd, fd, NULL, &cpu));
 	memcpy(base, cpu.sums, sizeof(base));
 	base[1] ^= 1;
-	kp_name_pages(name, 1, 1111);
+	kp_name_pages(name, 1, 1111, 0);
 	a = read_file_at(dirfd, name, &alen);
 
 	p = mmap(NULL, NCH * CH, PROT_READ, MAP_SHARED, fd, 0);
@@ -2080,7 +2110,7 @@ static void test_scan_classify(void)
 	bo.base = NULL;
 	CHECK(!kp_scan_classify(&j, &bo, 0, NCH, pairs, false, why, sizeof(why)));
 	kp_set_image_dir(dirfd);
-	kp_name_pages(j.image, 1, 2222);
+	kp_name_pages(j.image, 1, 2222, 0);
 	CHECK(!save_scanned(&j, p) && bo.stored == cpu.stored &&
 	      bo.stored == 3 * CH);
 	b = read_file_at(dirfd, j.image, &blen);
@@ -2681,6 +2711,12 @@ int main(void)
 		CHECK(!mkdir(tmpdir, 0755));
 		test_sum_kind = KP_SUM_XXH64;
 		test_sparse_incremental();
+		/* And with the BO in the pages image of lane 1 (format 4). */
+		strcat(tmpdir, "/lane1");
+		CHECK(!mkdir(tmpdir, 0755));
+		test_lane = 1;
+		test_sparse_incremental();
+		test_lane = 0;
 		test_sum_kind = KP_SUM_FOLD64;
 		tmpdir[n] = 0;
 	}
