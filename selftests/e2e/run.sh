@@ -101,6 +101,14 @@
 #   inc-damaged  the chain with its first pages image cut short, then with
 #                its first kfd image removed: the restore of the third
 #                dump fails with the plugin's message and leaves no process
+#   lanes        the sparse app dumped with KFD_BO_LANES=4 by the CPU
+#                (each GPU's BOs in more than one pages image, format 4),
+#                then incrementally with KFD_BO_LANES=1 by SDMA (a child in
+#                one pages image whose unchanged chunks are in the parent's
+#                lanes): kfd-inspect --verify passes on both; the child
+#                restores serially to phase 1, the parent in parallel
+#                (criu's master's workers take one job per pages image)
+#                to phase 0
 #   scan-auto    the sparse dump with KFD_BO_SCAN=auto (the default): on
 #                kfdsim the plugin measures the GPU scan slower than the
 #                CPU, says so with both rates, and classifies on the CPU
@@ -1085,6 +1093,58 @@ t_incremental() {
 	return $rc
 }
 
+# lanes_of DIR: the pages images of lanes 1 to 3 in DIR (format 4).
+lanes_of() {
+	find "$1" -maxdepth 1 -name 'kfd-pages-*-*-[1-3].img' | wc -l
+}
+
+t_lanes() {
+	local pid d1=$work/lanes1 d2=$work/lanes2 rc=0 n
+	need_kfd_plugin "pages image lanes are kfd_plugin's" || return 2
+	rm -rf "$d1" "$d2"
+	pid=$(start_app lanes "${sparse_args[@]}") || return 1
+	KFD_BO_LANES=4 KFD_BO_COPY=cpu dump_mid lanes "$pid" "$d1" \
+		--track-mem --leave-running || { e2e_kill "$pid"; return 1; }
+	grep -h 'kfd_plugin: pid [0-9]*: .* in [0-9]* pages images' \
+		"$d1/dump.log" | show
+	n=$(lanes_of "$d1")
+	note "dump 1 (KFD_BO_LANES=4, cpu): $n pages images of lanes 1-3"
+	[ "$n" -ge 2 ] || { note "not every GPU's BOs went to more than one pages image"; rc=1; }
+	kill -USR1 "$pid"
+	if ! e2e_wait_file "$work/lanes.ready.1" "$run_limit" "$pid"; then
+		note "phase 1 was never written"
+		e2e_kill "$pid"
+		return 1
+	fi
+	KFD_BO_LANES=1 KFD_BO_COPY=sdma dump_mid lanes "$pid" "$d2" \
+		--prev-images-dir ../lanes1 || { e2e_kill "$pid"; return 1; }
+	compared "$d2" parent/kfd- "dump 2" || rc=1
+	n=$(lanes_of "$d2")
+	[ "$n" -eq 0 ] || { note "KFD_BO_LANES=1 wrote $n pages images of other lanes"; rc=1; }
+	e2e_wait_exit "$pid" 10 ||
+		{ note "pid $pid still there after the last dump"; e2e_kill "$pid"; return 1; }
+	sizes_ok "lanes dump 1 (full, 10% written)" "$d1" 15 || rc=1
+	sizes_ok "lanes dump 2 (5% rewritten)" "$d2" 10 || rc=1
+	inspect_ok lanes1 "$d1" || rc=1
+	inspect_ok lanes2 "$d2" || rc=1
+	[ $rc -eq 0 ] || return 1
+
+	hold_expected 1 >"$work/lanes.exp"
+	KFD_PLUGIN_RESTORE_THREADS=0 restore_from lanes "$d2" || {
+		e2e_criu_errors "$d2/restore.log" 10 | show; return 1; }
+	finish lanes "$pid" "$work/lanes.exp" || return 1
+	hold_expected 0 >"$work/lanes.exp"
+	KFD_PLUGIN_RESTORE_THREADS=2 restore_from lanes "$d1" || {
+		e2e_criu_errors "$d1/restore.log" 10 | show; return 1; }
+	n=$(grep -aoE 'kfd_plugin: handed [0-9]+ BOs on [0-9]+ GPUs \([0-9]+ pages images\)' \
+		"$d1/restore.log")
+	note "${n:-no hand-over}"
+	[[ "$n" == *"on 2 GPUs ("[3-8]" pages images)" ]] ||
+		{ note "the workers did not get the lanes as pages images of their own"; rc=1; }
+	finish lanes "$pid" "$work/lanes.exp" || rc=1
+	return $rc
+}
+
 # predump PID DIR [criu options]: criu pre-dump (dumps no files, so the
 # plugin writes nothing), log in DIR/dump.log.
 predump() {
@@ -2065,6 +2125,7 @@ else
 	run_test incremental t_incremental
 	run_test inc-predump t_inc_predump
 	run_test inc-damaged t_inc_damaged
+	run_test lanes t_lanes
 	run_test scan-auto t_scan_auto
 	run_test cycles t_cycles
 	run_test tree t_tree
