@@ -2,8 +2,9 @@
 /*
  * Moving BO contents between dma-buf fds and pages images.
  *
- * One job per GPU, each in its own thread. A job walks its BOs in order
- * and moves each one window at a time, so that no more than
+ * One job per pages image (a GPU, or one of its lanes: images.h), each in
+ * its own thread. A job walks its BOs in order and moves each one window
+ * at a time, so that no more than
  * KFD_MAX_BUFFER_SIZE bytes (all jobs together) are in flight at once,
  * however large a BO is. Two engines move a window:
  *   cpu   a CPU mapping of the BO's dma-buf; the data goes between the
