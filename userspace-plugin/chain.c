@@ -136,8 +136,8 @@ static int kp_chain_pages(struct kp_chain *c, int dirfd, const char *prefix,
 		for (i = 0; i < p->n_bos; i++) {
 			const KfdBo *b = p->bos[i];
 
-			if (b->gpu_id != p->devices[d]->user_gpu_id ||
-			    !b->has_contents || kp_bo_lane(b) != lane)
+			if (!kp_bo_in_pages(b, p->devices[d]->user_gpu_id,
+					    lane))
 				continue;
 			n = kp_nchunks(b->size, p->chunk_size);
 			if (kp_chain_charge(bytes, n * sizeof(uint64_t),

@@ -67,6 +67,13 @@ static inline uint32_t kp_bo_lane(const KfdBo *b)
 {
 	return b->has_lane ? b->lane : 0;
 }
+/* Are BO @b's contents in the pages image of GPU @gpu_id, lane @lane? */
+static inline bool kp_bo_in_pages(const KfdBo *b, uint32_t gpu_id,
+				  uint32_t lane)
+{
+	return b->has_contents && b->gpu_id == gpu_id &&
+	       kp_bo_lane(b) == lane;
+}
 
 /*
  * The directory images live in: CRIU's (criu_get_image_dir()) inside

@@ -184,8 +184,7 @@ static int kp_verify_chunks(int fd, uint32_t gpu_id, uint32_t lane,
 	for (i = 0; i < p->n_bos; i++) {
 		const KfdBo *b = p->bos[i];
 
-		if (b->gpu_id != gpu_id || !b->has_contents ||
-		    kp_bo_lane(b) != lane)
+		if (!kp_bo_in_pages(b, gpu_id, lane))
 			continue;
 		kp_sum_init(&sum);
 		n = kp_nchunks(b->size, p->chunk_size);
@@ -236,8 +235,7 @@ static int kp_show_pages(uint32_t id, uint32_t gpu_id, uint32_t lane,
 	int fd, ret = 0;
 
 	for (i = 0; i < p->n_bos; i++) {
-		if (p->bos[i]->gpu_id == gpu_id && p->bos[i]->has_contents &&
-		    kp_bo_lane(p->bos[i]) == lane) {
+		if (kp_bo_in_pages(p->bos[i], gpu_id, lane)) {
 			want += kp_bo_stored(p, p->bos[i]);
 			logical += p->bos[i]->size;
 			nbos++;

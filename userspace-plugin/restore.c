@@ -427,9 +427,7 @@ static int kp_restore_contents(uint32_t id, const char *name,
 		kp_name_pages(j->image, id, j->gpu_id, l);
 		j->bos = &cbos[k];
 		for (i = 0; i < nb; i++) {
-			if (p->bos[i]->gpu_id != j->gpu_id ||
-			    !p->bos[i]->has_contents ||
-			    kp_bo_lane(p->bos[i]) != l)
+			if (!kp_bo_in_pages(p->bos[i], j->gpu_id, l))
 				continue;
 			if (b[i].dmabuf_fd == KFD_INVALID_FD) {
 				kp_err("RESTORE gave no dma-buf for BO 0x%" PRIx64 ", whose contents were saved",

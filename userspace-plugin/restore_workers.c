@@ -359,8 +359,7 @@ static int kp_rw_read_image(struct kp_rw_batch *b)
 		j->sum_kind = kp_process_sum_kind(b->p);
 		for (k = 0, n = 0; n < b->p->n_bos; n++) {
 			pb = b->p->bos[n];
-			if (pb->gpu_id != j->gpu_id || !pb->has_contents ||
-			    kp_bo_lane(pb) != j->lane)
+			if (!kp_bo_in_pages(pb, j->gpu_id, j->lane))
 				continue;
 			bo = k < j->nbos ? &j->bos[k++] : NULL;
 			if (!bo || bo->addr != pb->addr ||
